@@ -1,0 +1,123 @@
+package dev.leasekeeper.core;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiConsumer;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.util.Assert;
+
+/**
+ * The {@link LeaseScheduler} of a running application: one scheduling thread for all leases (a binary heap of
+ * delayed tasks, {@code O(log n)} per event) and a small fixed pool of worker threads for the calls to the
+ * store. Reads a {@link MonotonicClock}.
+ *
+ * @author Leasekeeper
+ * @since 0.1.0
+ */
+public final class ExecutorLeaseScheduler implements LeaseScheduler, AutoCloseable {
+
+	private static final Log logger = LogFactory.getLog(ExecutorLeaseScheduler.class);
+
+	private final Clock clock = new MonotonicClock();
+
+	private final ScheduledThreadPoolExecutor scheduler;
+
+	private final ExecutorService workers;
+
+	/**
+	 * Create a new scheduler.
+	 * @param workerThreads how many calls to the store may run at once
+	 */
+	public ExecutorLeaseScheduler(int workerThreads) {
+		Assert.isTrue(workerThreads > 0, "'workerThreads' must be positive");
+		this.scheduler = new ScheduledThreadPoolExecutor(1, daemonThreads("leasekeeper-scheduler"));
+		this.scheduler.setRemoveOnCancelPolicy(true);
+		this.workers = new ThreadPoolExecutor(workerThreads, workerThreads, 60, TimeUnit.SECONDS,
+				new LinkedBlockingQueue<>(), daemonThreads("leasekeeper-io-"));
+		((ThreadPoolExecutor) this.workers).allowCoreThreadTimeOut(true);
+	}
+
+	@Override
+	public Clock clock() {
+		return this.clock;
+	}
+
+	@Override
+	public Cancellable schedule(Instant at, Runnable task) {
+		long delay = Math.max(0, Duration.between(now(), at).toNanos());
+		ScheduledFuture<?> future = this.scheduler.schedule(guarded(task), delay, TimeUnit.NANOSECONDS);
+		return () -> future.cancel(false);
+	}
+
+	@Override
+	public <T> void call(Callable<T> call, BiConsumer<@Nullable T, @Nullable Exception> then) {
+		this.workers.execute(() -> {
+			T result = null;
+			Exception failure = null;
+			try {
+				result = call.call();
+			}
+			catch (Exception ex) {
+				failure = ex;
+			}
+			T outcome = result;
+			Exception error = failure;
+			schedule(Instant.MIN, () -> then.accept(outcome, error));
+		});
+	}
+
+	/**
+	 * Stop both threads, waiting up to {@code timeout} for running tasks.
+	 * @param timeout how long to wait
+	 * @throws InterruptedException if interrupted while waiting
+	 */
+	public void shutdown(Duration timeout) throws InterruptedException {
+		this.scheduler.shutdown();
+		this.workers.shutdown();
+		long deadline = System.nanoTime() + timeout.toNanos();
+		this.scheduler.awaitTermination(timeout.toNanos(), TimeUnit.NANOSECONDS);
+		this.workers.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+	}
+
+	@Override
+	public void close() {
+		this.scheduler.shutdownNow();
+		this.workers.shutdownNow();
+	}
+
+	private static Runnable guarded(Runnable task) {
+		return () -> {
+			try {
+				task.run();
+			}
+			catch (RuntimeException | Error ex) {
+				// a task that throws must never take the scheduling thread with it
+				logger.error("Leasekeeper task failed", ex);
+			}
+		};
+	}
+
+	private static ThreadFactory daemonThreads(String name) {
+		AtomicInteger count = new AtomicInteger();
+		return (runnable) -> {
+			Thread thread = new Thread(runnable, name.endsWith("-") ? name + count.incrementAndGet() : name);
+			thread.setDaemon(true);
+			return thread;
+		};
+	}
+
+}

@@ -1,0 +1,50 @@
+package dev.leasekeeper.core;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.util.concurrent.Callable;
+import java.util.function.BiConsumer;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Time for the engine: a monotonic clock, tasks at instants on one shared scheduling thread, and blocking
+ * calls on worker threads whose outcome comes back to the scheduling thread. All lease state changes on the
+ * scheduling thread, so a lease needs no locks and no thread of its own.
+ *
+ * @author Leasekeeper
+ * @since 0.1.0
+ */
+public interface LeaseScheduler {
+
+	/**
+	 * Return the clock the engine reads: monotonic, so that a wall-clock jump changes no schedule.
+	 * @return the clock
+	 */
+	Clock clock();
+
+	/**
+	 * Return the present.
+	 * @return {@code clock().instant()}
+	 */
+	default Instant now() {
+		return clock().instant();
+	}
+
+	/**
+	 * Run a task on the scheduling thread at an instant (at once if it is past).
+	 * @param at when to run it
+	 * @param task the task
+	 * @return a handle to call it off
+	 */
+	Cancellable schedule(Instant at, Runnable task);
+
+	/**
+	 * Run a blocking call on a worker thread and pass its outcome to {@code then} on the scheduling thread.
+	 * @param <T> the type of the result
+	 * @param call the call
+	 * @param then receives the result, or the exception the call threw
+	 */
+	<T> void call(Callable<T> call, BiConsumer<@Nullable T, @Nullable Exception> then);
+
+}

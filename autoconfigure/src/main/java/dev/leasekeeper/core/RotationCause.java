@@ -1,0 +1,36 @@
+package dev.leasekeeper.core;
+
+/**
+ * Why a lease got a new generation.
+ *
+ * @author Leasekeeper
+ * @since 0.1.0
+ */
+public enum RotationCause {
+
+	/**
+	 * The lease reached its max TTL (or was never renewable).
+	 */
+	CEILING,
+
+	/**
+	 * The store refused a renewal permanently.
+	 */
+	REFUSED,
+
+	/**
+	 * The token the lease was obtained under was replaced or lost.
+	 */
+	TOKEN,
+
+	/**
+	 * The lease was lost (expired, revoked) and obtained again.
+	 */
+	LOST,
+
+	/**
+	 * An operator asked for it.
+	 */
+	MANUAL
+
+}

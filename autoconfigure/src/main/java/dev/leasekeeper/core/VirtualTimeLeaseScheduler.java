@@ -1,0 +1,187 @@
+package dev.leasekeeper.core;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.PriorityQueue;
+import java.util.concurrent.Callable;
+import java.util.function.BiConsumer;
+import java.util.function.Supplier;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.util.Assert;
+
+/**
+ * A {@link LeaseScheduler} in virtual time, for tests and simulations: nothing runs until the caller advances
+ * the clock, and then every due task runs on the caller's thread in instant order. A call runs at once (the
+ * store sees the request when it is sent) and its outcome is delivered after a latency the caller sets.
+ *
+ * @author Leasekeeper
+ * @since 0.1.0
+ */
+public final class VirtualTimeLeaseScheduler implements LeaseScheduler {
+
+	private final PriorityQueue<Task> queue = new PriorityQueue<>();
+
+	private final VirtualClock clock;
+
+	private long sequence;
+
+	private Supplier<Duration> callLatency = () -> Duration.ZERO;
+
+	/**
+	 * Create a new scheduler whose clock starts at {@code start}.
+	 * @param start the first instant
+	 */
+	public VirtualTimeLeaseScheduler(Instant start) {
+		this.clock = new VirtualClock(start);
+	}
+
+	@Override
+	public Clock clock() {
+		return this.clock;
+	}
+
+	@Override
+	public Cancellable schedule(Instant at, Runnable task) {
+		Task entry = new Task(at.isBefore(this.clock.now) ? this.clock.now : at, this.sequence++, task);
+		this.queue.add(entry);
+		return () -> entry.cancelled = true;
+	}
+
+	@Override
+	public <T> void call(Callable<T> call, BiConsumer<@Nullable T, @Nullable Exception> then) {
+		T result = null;
+		Exception failure = null;
+		try {
+			result = call.call();
+		}
+		catch (Exception ex) {
+			failure = ex;
+		}
+		T outcome = result;
+		Exception error = failure;
+		schedule(this.clock.now.plus(this.callLatency.get()), () -> then.accept(outcome, error));
+	}
+
+	/**
+	 * Set how long each call's outcome takes to come back, asked once per call.
+	 * @param callLatency the latency of each call
+	 */
+	public void setCallLatency(Supplier<Duration> callLatency) {
+		Assert.notNull(callLatency, "'callLatency' must not be null");
+		this.callLatency = callLatency;
+	}
+
+	/**
+	 * Advance the clock by {@code duration}, running every task that falls due on the way.
+	 * @param duration how far to advance
+	 */
+	public void advanceBy(Duration duration) {
+		advanceTo(this.clock.now.plus(duration));
+	}
+
+	/**
+	 * Advance the clock to {@code target}, running every task that falls due on the way, in order.
+	 * @param target the instant to advance to
+	 */
+	public void advanceTo(Instant target) {
+		Task next;
+		while ((next = this.queue.peek()) != null && !next.at.isAfter(target)) {
+			this.queue.poll();
+			if (!next.cancelled) {
+				this.clock.now = next.at;
+				next.task.run();
+			}
+		}
+		if (target.isAfter(this.clock.now)) {
+			this.clock.now = target;
+		}
+	}
+
+	/**
+	 * Run the tasks that are due now, and those they schedule for now.
+	 */
+	public void runDue() {
+		advanceTo(this.clock.now);
+	}
+
+	/**
+	 * Move the clock forward without running anything, as a stalled process (a long GC pause) does; the tasks
+	 * that fell due run late, at the next advance.
+	 * @param duration how long the stall lasts
+	 */
+	public void stall(Duration duration) {
+		this.clock.now = this.clock.now.plus(duration);
+	}
+
+	/**
+	 * Return the instant of the next task that has not been called off.
+	 * @return the instant, or {@code null} when nothing is queued
+	 */
+	public @Nullable Instant nextTaskAt() {
+		return this.queue.stream().filter((task) -> !task.cancelled).map((task) -> task.at).min(Instant::compareTo)
+			.orElse(null);
+	}
+
+	/**
+	 * Return how many tasks are queued and not called off.
+	 * @return the count
+	 */
+	public int pendingTasks() {
+		return (int) this.queue.stream().filter((task) -> !task.cancelled).count();
+	}
+
+	private static final class Task implements Comparable<Task> {
+
+		private final Instant at;
+
+		private final long sequence;
+
+		private final Runnable task;
+
+		private boolean cancelled;
+
+		Task(Instant at, long sequence, Runnable task) {
+			this.at = at;
+			this.sequence = sequence;
+			this.task = task;
+		}
+
+		@Override
+		public int compareTo(Task other) {
+			int byTime = this.at.compareTo(other.at);
+			return (byTime != 0) ? byTime : Long.compare(this.sequence, other.sequence);
+		}
+
+	}
+
+	private static final class VirtualClock extends Clock {
+
+		private Instant now;
+
+		VirtualClock(Instant now) {
+			this.now = now;
+		}
+
+		@Override
+		public Instant instant() {
+			return this.now;
+		}
+
+		@Override
+		public ZoneId getZone() {
+			return ZoneOffset.UTC;
+		}
+
+		@Override
+		public Clock withZone(ZoneId zone) {
+			throw new UnsupportedOperationException("VirtualClock is always UTC");
+		}
+
+	}
+
+}
