@@ -405,7 +405,8 @@ public final class ManagedLease implements LeaseRenewer {
 		if (this.stopped) {
 			return;
 		}
-		if (this.token != null && this.token.held == null) {
+		if (this.token != null && !this.token.state.holdsGrant()) {
+			// obtained under a token that is being replaced, it would die with it
 			this.waitingForToken = true;
 			return;
 		}
@@ -660,6 +661,7 @@ public final class ManagedLease implements LeaseRenewer {
 			// the token behind the call is gone: ask it to authenticate again; the next attempt obtains a
 			// new grant under the new token
 			this.needsNewGrant = true;
+			this.rotationCause = RotationCause.TOKEN;
 			this.token.reauthenticate(current.tokenGeneration());
 		}
 		this.state = LeaseState.RETRYING;
@@ -748,6 +750,7 @@ public final class ManagedLease implements LeaseRenewer {
 			}
 			else {
 				this.needsNewGrant = true;
+				this.rotationCause = RotationCause.TOKEN;
 			}
 		}
 		publish();
