@@ -58,14 +58,15 @@ public final class ExecutorLeaseScheduler implements LeaseScheduler, AutoCloseab
 
 	@Override
 	public Cancellable schedule(Instant at, Runnable task) {
-		long delay = Math.max(0, Duration.between(now(), at).toNanos());
+		Instant now = now();
+		long delay = at.isAfter(now) ? Duration.between(now, at).toNanos() : 0;
 		ScheduledFuture<?> future = this.scheduler.schedule(guarded(task), delay, TimeUnit.NANOSECONDS);
 		return () -> future.cancel(false);
 	}
 
 	@Override
 	public <T> void call(Callable<T> call, BiConsumer<@Nullable T, @Nullable Exception> then) {
-		this.workers.execute(() -> {
+		this.workers.execute(guarded(() -> {
 			T result = null;
 			Exception failure = null;
 			try {
@@ -77,7 +78,7 @@ public final class ExecutorLeaseScheduler implements LeaseScheduler, AutoCloseab
 			T outcome = result;
 			Exception error = failure;
 			schedule(Instant.MIN, () -> then.accept(outcome, error));
-		});
+		}));
 	}
 
 	/**

@@ -108,6 +108,8 @@ public final class ManagedLease implements LeaseRenewer {
 
 	private @Nullable Held awaitingRelease;
 
+	private boolean releasing;
+
 	private boolean stopped;
 
 	private volatile LeaseSnapshot snapshot;
@@ -318,7 +320,8 @@ public final class ManagedLease implements LeaseRenewer {
 
 	private void command(Action action) {
 		if (this.inFlight != 0) {
-			this.pending = action;
+			// a replacement asked for is never downgraded to a renewal
+			this.pending = (this.pending == Action.ACQUIRE) ? Action.ACQUIRE : action;
 			return;
 		}
 		cancelTimer();
@@ -474,9 +477,12 @@ public final class ManagedLease implements LeaseRenewer {
 			logger.info(describe(next) + ": the grant does not expire; nothing to renew");
 		}
 		else if (!grant.renewable()) {
+			// every grant is at its ceiling: replace it where it would be renewed, spread like a first renewal
+			// only for the first grant, whose phase later grants keep
 			this.state = LeaseState.CEILING;
 			this.rotationCause = RotationCause.CEILING;
-			arm(this.schedule.rotation(grant, this.random, this.scheduler.now()), Action.ACQUIRE);
+			arm((next.generation() == 1) ? this.schedule.firstRenewal(grant, this.random)
+					: this.schedule.nextRenewal(grant, this.random), Action.ACQUIRE);
 		}
 		else {
 			this.state = LeaseState.ACTIVE;
@@ -502,17 +508,18 @@ public final class ManagedLease implements LeaseRenewer {
 		for (ManagedLease dependent : this.dependents) {
 			dependent.tokenReplaced(this.generation);
 		}
-		if (this.token != null) {
-			this.token.dependentMoved();
-		}
 		if (replaced != null) {
 			release(replaced);
+		}
+		else if (this.token != null) {
+			this.token.dependentMoved();
 		}
 	}
 
 	private void release(Held replaced) {
 		LeaseSnapshot releasing = snapshotOf(replaced, LeaseState.REVOKED, null);
 		boolean revoke = this.revokeReplaced && !this.dependents.isEmpty();
+		this.releasing = true;
 		exclusive(() -> {
 			for (LeaseListener listener : this.listeners) {
 				listener.release(releasing);
@@ -522,9 +529,13 @@ public final class ManagedLease implements LeaseRenewer {
 			}
 			return null;
 		}, (failure) -> {
+			this.releasing = false;
 			if (failure != null) {
 				logger.warn(describe(replaced) + ": releasing the replaced grant failed (" + errorClass(failure)
 						+ "); its TTL will end it");
+			}
+			if (this.token != null) {
+				this.token.dependentMoved();
 			}
 			if (revoke) {
 				// a token is revoked only once every lease obtained under it has moved on: revoking it
@@ -779,7 +790,7 @@ public final class ManagedLease implements LeaseRenewer {
 			return;
 		}
 		for (ManagedLease dependent : this.dependents) {
-			if (dependent.held != null && dependent.state.holdsGrant()
+			if (dependent.releasing || dependent.held != null && dependent.state.holdsGrant()
 					&& dependent.held.tokenGeneration() < this.generation) {
 				return;
 			}

@@ -1,0 +1,110 @@
+package dev.leasekeeper.core;
+
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class ExecutorLeaseSchedulerTests {
+
+	@Test
+	void allTasksRunOnOneSharedSchedulingThreadAndCallsOnWorkers() throws Exception {
+		try (ExecutorLeaseScheduler scheduler = new ExecutorLeaseScheduler(2)) {
+			Set<String> taskThreads = ConcurrentHashMap.newKeySet();
+			CountDownLatch tasks = new CountDownLatch(100);
+			for (int i = 0; i < 100; i++) {
+				scheduler.schedule(scheduler.now().plusMillis(i % 10), () -> {
+					taskThreads.add(Thread.currentThread().getName());
+					tasks.countDown();
+				});
+			}
+			assertThat(tasks.await(10, TimeUnit.SECONDS)).isTrue();
+			assertThat(taskThreads).containsExactly("leasekeeper-scheduler");
+			AtomicReference<String> callThread = new AtomicReference<>();
+			AtomicReference<String> thenThread = new AtomicReference<>();
+			CountDownLatch done = new CountDownLatch(1);
+			scheduler.call(() -> {
+				callThread.set(Thread.currentThread().getName());
+				return "answer";
+			}, (result, failure) -> {
+				thenThread.set(Thread.currentThread().getName() + ":" + result);
+				done.countDown();
+			});
+			assertThat(done.await(10, TimeUnit.SECONDS)).isTrue();
+			assertThat(callThread.get()).startsWith("leasekeeper-io-");
+			assertThat(thenThread.get()).isEqualTo("leasekeeper-scheduler:answer");
+		}
+	}
+
+	@Test
+	void aTaskThatThrowsDoesNotStopTheSchedulingThread() throws Exception {
+		try (ExecutorLeaseScheduler scheduler = new ExecutorLeaseScheduler(1)) {
+			scheduler.schedule(scheduler.now(), () -> {
+				throw new IllegalStateException("boom");
+			});
+			CountDownLatch after = new CountDownLatch(1);
+			scheduler.schedule(scheduler.now().plusMillis(5), after::countDown);
+			assertThat(after.await(10, TimeUnit.SECONDS)).isTrue();
+		}
+	}
+
+	@Test
+	void cancelledTasksDoNotRun() throws Exception {
+		try (ExecutorLeaseScheduler scheduler = new ExecutorLeaseScheduler(1)) {
+			CountDownLatch cancelledRan = new CountDownLatch(1);
+			Cancellable cancellable = scheduler.schedule(scheduler.now().plusMillis(50), cancelledRan::countDown);
+			cancellable.cancel();
+			CountDownLatch later = new CountDownLatch(1);
+			scheduler.schedule(scheduler.now().plusMillis(100), later::countDown);
+			assertThat(later.await(10, TimeUnit.SECONDS)).isTrue();
+			assertThat(cancelledRan.getCount()).isEqualTo(1);
+		}
+	}
+
+	@Test
+	void monotonicClockNeverGoesBackwards() {
+		MonotonicClock clock = new MonotonicClock();
+		java.time.Instant previous = clock.instant();
+		for (int i = 0; i < 10_000; i++) {
+			java.time.Instant now = clock.instant();
+			assertThat(now).isAfterOrEqualTo(previous);
+			previous = now;
+		}
+		assertThat(Duration.between(java.time.Instant.now(), clock.instant()).abs()).isLessThan(Duration.ofSeconds(5));
+	}
+
+	@Test
+	void aLeaseRenewsInRealTimeOnTheSharedScheduler() throws Exception {
+		try (ExecutorLeaseScheduler scheduler = new ExecutorLeaseScheduler(1)) {
+			InMemoryVault vault = new InMemoryVault(scheduler::now).role("orders", Duration.ofSeconds(2),
+					Duration.ofHours(1));
+			CountDownLatch renewals = new CountDownLatch(2);
+			ManagedLease lease = ManagedLease.builder("orders", vault.secrets("orders", () -> null), scheduler)
+				.policy(RenewalPolicy.builder()
+					.renewAt(0.5)
+					.expiryBuffer(Duration.ofMillis(100))
+					.attemptTimeout(Duration.ofMillis(500))
+					.build())
+				.listener(new LeaseListener() {
+					@Override
+					public void onRenewed(LeaseRenewal renewal) {
+						renewals.countDown();
+					}
+				})
+				.build();
+			lease.start();
+			assertThat(lease.firstGrant().get(5, TimeUnit.SECONDS).generation()).isEqualTo(1);
+			assertThat(renewals.await(10, TimeUnit.SECONDS)).isTrue();
+			assertThat(lease.requireValidFor(Duration.ofMillis(200)).generation()).isEqualTo(1);
+			lease.stop(true).get(5, TimeUnit.SECONDS);
+			assertThat(lease.current().state()).isEqualTo(LeaseState.REVOKED);
+		}
+	}
+
+}

@@ -1,0 +1,183 @@
+package dev.leasekeeper.core;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Behaviours (e) and (f): refusals and ceilings lead to a replacement before the old grant expires, handed to
+ * the synchronous consumers before the old one is released.
+ */
+class RotationTests {
+
+	private static final Duration HOUR = Duration.ofHours(1);
+
+	private final EngineFixture fixture = new EngineFixture();
+
+	private final RenewalPolicy noSpread = RenewalPolicy.builder().firstRenewalSpread(0).build();
+
+	@Test
+	void aLeaseRevokedOutOfBandIsNeverRetriedButObtainedAgainAtOnce() {
+		this.fixture.vault.role("orders", HOUR, Duration.ofHours(768));
+		ManagedLease lease = this.fixture.started(this.fixture.secretLease("orders", "orders").policy(this.noSpread));
+		String first = lease.current().leaseId();
+		this.fixture.vault.revokeOutOfBand(first);
+		Instant renewal = lease.current().nextActionAt();
+		this.fixture.advanceTo(renewal);
+		assertThat(this.fixture.vault.count("renew")).isEqualTo(1);
+		assertThat(this.fixture.vault.journal()).filteredOn((call) -> call.operation().equals("acquire"))
+			.extracting(InMemoryVault.Call::at)
+			.containsExactly(EngineFixture.START, renewal);
+		assertThat(lease.current().generation()).isEqualTo(2);
+		assertThat(lease.current().leaseId()).isNotEqualTo(first);
+		assertThat(this.fixture.listener.events).containsSubsequence("failed 1 PERMANENT", "lost 1 REVOKED",
+				"rotated 1->2 LOST");
+		this.fixture.advance(HOUR);
+		assertThat(this.fixture.vault.count("renew")).isEqualTo(2);
+	}
+
+	@Test
+	void aRefusalOfAStillValidGrantRotatesAtOnceKeepingTheOldGrantInUseUntilTheNewOneIsTaken() {
+		this.fixture.vault.role("orders", HOUR, Duration.ofHours(768));
+		ManagedLease lease = this.fixture.started(this.fixture.secretLease("orders", "orders").policy(this.noSpread));
+		String first = lease.current().leaseId();
+		this.fixture.vault.failNext(1, LeaseSourceException.permanent("past-max-ttl", "past the max TTL, cannot renew"));
+		this.fixture.advanceTo(lease.current().nextActionAt());
+		assertThat(this.fixture.vault.count("renew")).isEqualTo(1);
+		assertThat(lease.current().generation()).isEqualTo(2);
+		assertThat(this.fixture.listener.events).containsSubsequence("failed 1 PERMANENT", "ceiling 1",
+				"rotated 1->2 REFUSED");
+		assertThat(this.fixture.listener.events).noneMatch((event) -> event.startsWith("lost"));
+		assertThat(this.fixture.listener.released).containsExactly(first);
+		assertThat(this.fixture.vault.isAlive(first)).isFalse();
+	}
+
+	@Test
+	void theCeilingIsReportedOnceOnTheRenewalThatRevealsItAndRotatedBeforeTheOldGrantExpires() {
+		this.fixture.vault.role("orders", HOUR, Duration.ofHours(3));
+		ManagedLease lease = this.fixture.started(this.fixture.secretLease("orders", "orders").policy(this.noSpread));
+		String first = lease.current().leaseId();
+		List<Instant> renewalsOfFirst = new ArrayList<>();
+		Instant cappedRenewal = null;
+		while (lease.current().generation() == 1) {
+			Instant next = lease.current().nextActionAt();
+			if (lease.current().state() == LeaseState.CEILING) {
+				// rotation planned between the revealing renewal and the renewal point of the last window
+				LeaseSnapshot capped = lease.current();
+				Instant latest = capped.obtainedAt()
+					.plusNanos((long) (capped.ttl().toNanos() * RenewalPolicy.DEFAULT_RENEW_AT));
+				assertThat(next).isBetween(cappedRenewal, latest);
+				Instant oldExpiry = capped.expiry();
+				this.fixture.advanceTo(next);
+				assertThat(this.fixture.now()).isBefore(oldExpiry);
+				break;
+			}
+			this.fixture.advanceTo(next);
+			renewalsOfFirst.add(next);
+			if (lease.current().state() == LeaseState.CEILING) {
+				cappedRenewal = next;
+			}
+		}
+		assertThat(lease.current().generation()).isEqualTo(2);
+		assertThat(this.fixture.listener.count("ceiling 1")).isEqualTo(1);
+		assertThat(this.fixture.listener.renewals.get(renewalsOfFirst.size() - 1).capped()).isTrue();
+		assertThat(this.fixture.listener.renewals.get(renewalsOfFirst.size() - 2).capped()).isFalse();
+		assertThat(this.fixture.listener.events).containsSubsequence("ceiling 1", "rotated 1->2 CEILING");
+		// released only after the consumers took the new grant
+		assertThat(this.fixture.listener.accepted).hasSize(2);
+		assertThat(this.fixture.listener.released).containsExactly(first);
+		assertThat(this.fixture.vault.isAlive(first)).isFalse();
+		assertThat(this.fixture.vault.journal()).filteredOn((call) -> call.operation().equals("revoke"))
+			.extracting(InMemoryVault.Call::target)
+			.containsExactly(first);
+	}
+
+	@Test
+	void withNotifyTheCeilingIsReportedOncePerGenerationAndRenewalsGoOn() {
+		this.fixture.vault.role("orders", HOUR, Duration.ofHours(3));
+		ManagedLease lease = this.fixture.started(this.fixture.secretLease("orders", "orders")
+			.policy(this.noSpread)
+			.onCeiling(CeilingAction.NOTIFY));
+		this.fixture.advance(Duration.ofMinutes(175));
+		assertThat(this.fixture.listener.renewals.stream().filter(LeaseRenewal::capped).count()).isGreaterThan(1);
+		assertThat(this.fixture.listener.count("ceiling")).isEqualTo(1);
+		assertThat(this.fixture.listener.count("rotated")).isZero();
+		assertThat(lease.current().generation()).isEqualTo(1);
+	}
+
+	@Test
+	void aShortNormalTtlIsNotACeiling() {
+		this.fixture.vault.role("orders", Duration.ofSeconds(10), Duration.ofHours(768));
+		ManagedLease lease = this.fixture.started(this.fixture.secretLease("orders", "orders"));
+		this.fixture.advance(Duration.ofMinutes(10));
+		assertThat(this.fixture.listener.renewals).hasSizeGreaterThan(50);
+		assertThat(this.fixture.listener.count("ceiling")).isZero();
+		assertThat(lease.current().generation()).isEqualTo(1);
+	}
+
+	@Test
+	void aNonRenewableGrantIsReplacedBeforeItExpires() {
+		this.fixture.vault.nonRenewableRole("orders", HOUR);
+		ManagedLease lease = this.fixture.started(this.fixture.secretLease("orders", "orders").policy(this.noSpread));
+		assertThat(lease.current().state()).isEqualTo(LeaseState.CEILING);
+		assertThat(this.fixture.listener.count("ceiling 1")).isEqualTo(1);
+		this.fixture.advance(Duration.ofMinutes(50));
+		assertThat(lease.current().generation()).isEqualTo(2);
+		assertThat(this.fixture.listener.events).contains("rotated 1->2 CEILING");
+		assertThat(this.fixture.vault.count("renew")).isZero();
+	}
+
+	@Test
+	void aRejectedReplacementLeavesTheOldGrantInUseAndIsRevoked() {
+		this.fixture.vault.role("orders", HOUR, Duration.ofHours(768));
+		ManagedLease lease = this.fixture.started(this.fixture.secretLease("orders", "orders").policy(this.noSpread));
+		String first = lease.current().leaseId();
+		this.fixture.listener.rejectNext = new IllegalStateException("new credential cannot log in");
+		this.fixture.listener.rejections = 1;
+		lease.rotateNow();
+		this.fixture.scheduler.runDue();
+		assertThat(lease.current().generation()).isEqualTo(1);
+		assertThat(lease.current().leaseId()).isEqualTo(first);
+		assertThat(lease.requireValidFor(Duration.ofMinutes(30)).leaseId()).isEqualTo(first);
+		String rejected = this.fixture.vault.journal().stream()
+			.filter((call) -> call.operation().equals("revoke")).findFirst().orElseThrow().target();
+		assertThat(rejected).isNotEqualTo(first);
+		assertThat(this.fixture.vault.isAlive(rejected)).isFalse();
+		assertThat(this.fixture.listener.events).contains("rejected 1");
+		assertThat(this.fixture.listener.released).isEmpty();
+		this.fixture.advance(Duration.ofSeconds(2));
+		assertThat(lease.current().generation()).isEqualTo(2);
+		assertThat(this.fixture.listener.released).containsExactly(first);
+	}
+
+	@Test
+	void aFleetThatReachesItsCeilingsTogetherDoesNotRotateTogether() {
+		this.fixture.vault.role("orders", HOUR, Duration.ofHours(3));
+		List<ManagedLease> leases = new ArrayList<>();
+		for (int i = 0; i < 200; i++) {
+			ManagedLease lease = this.fixture.secretLease("lease-" + i, "orders").policy(this.noSpread).build();
+			lease.start();
+			leases.add(lease);
+		}
+		// the fourth renewal (about 2h40m in) is capped to the 20 minutes left: all rotate within 14 minutes
+		this.fixture.advance(Duration.ofMinutes(178));
+		assertThat(leases).allSatisfy((lease) -> assertThat(lease.current().generation()).isEqualTo(2));
+		List<Instant> rotations = this.fixture.vault.journal().stream()
+			.filter((call) -> call.operation().equals("acquire") && call.at().isAfter(EngineFixture.START))
+			.map(InMemoryVault.Call::at).sorted().toList();
+		assertThat(rotations).hasSize(200);
+		long perMinuteMax = rotations.stream()
+			.collect(java.util.stream.Collectors.groupingBy((at) -> at.getEpochSecond() / 60,
+					java.util.stream.Collectors.counting()))
+			.values().stream().mapToLong(Long::longValue).max().orElseThrow();
+		Duration span = Duration.between(rotations.get(0), rotations.get(rotations.size() - 1));
+		assertThat(span).isGreaterThan(Duration.ofMinutes(10));
+		assertThat(perMinuteMax).isLessThan(30);
+	}
+
+}

@@ -1,0 +1,146 @@
+package dev.leasekeeper.core;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Behaviours (e, UNAUTHORIZED) and (h): secret leases die with the token they were obtained under, so they
+ * are obtained again under its replacement before it expires.
+ */
+class TokenDependencyTests {
+
+	private static final Duration HOUR = Duration.ofHours(1);
+
+	private final EngineFixture fixture = new EngineFixture();
+
+	private final RecordingListener tokenEvents = new RecordingListener();
+
+	private final RenewalPolicy noSpread = RenewalPolicy.builder().firstRenewalSpread(0).build();
+
+	private ManagedLease token;
+
+	private final List<ManagedLease> secrets = new ArrayList<>();
+
+	private void start(Duration tokenTtl, Duration tokenMaxTtl, int secretCount) {
+		this.fixture.vault.role("orders", HOUR, Duration.ofHours(768));
+		this.token = ManagedLease.builder("token", this.fixture.vault.tokens(tokenTtl, tokenMaxTtl), this.fixture.scheduler)
+			.policy(this.noSpread)
+			.listener(this.tokenEvents)
+			.random(new SplittableRandom(7))
+			.build();
+		for (int i = 0; i < secretCount; i++) {
+			this.secrets.add(ManagedLease
+				.builder("secret-" + i, this.fixture.vault.secrets("orders", this::currentToken), this.fixture.scheduler)
+				.token(this.token)
+				.policy(this.noSpread)
+				.listener(this.fixture.listener)
+				.random(new SplittableRandom(100 + i))
+				.build());
+		}
+		// secret leases started first wait for their token
+		this.secrets.forEach(ManagedLease::start);
+		this.token.start();
+		this.fixture.scheduler.runDue();
+	}
+
+	private String currentToken() {
+		return (String) this.token.current().data().get("token");
+	}
+
+	@Test
+	void secretLeasesAreObtainedOnceTheirTokenHoldsAGrant() {
+		start(HOUR, Duration.ofHours(4), 3);
+		assertThat(this.token.current().generation()).isEqualTo(1);
+		assertThat(this.secrets).allSatisfy((secret) -> {
+			assertThat(secret.current().generation()).isEqualTo(1);
+			assertThat(this.fixture.vault.isAlive(secret.current().leaseId())).isTrue();
+		});
+		assertThat(this.fixture.vault.journal().get(0).operation()).isEqualTo("login");
+	}
+
+	@Test
+	void aSecretLeaseExpiresNoLaterThanItsToken() {
+		start(Duration.ofMinutes(20), Duration.ofHours(4), 1);
+		ManagedLease secret = this.secrets.get(0);
+		assertThat(secret.current().expiry()).isEqualTo(this.token.current().expiry());
+		this.fixture.advanceTo(this.token.current().nextActionAt());
+		assertThat(secret.current().expiry()).isEqualTo(this.token.current().expiry());
+	}
+
+	@Test
+	void whenTheTokenReachesItsCeilingEverySecretLeaseIsRotatedBeforeTheOldTokenExpires() {
+		start(HOUR, Duration.ofHours(2), 5);
+		String oldToken = this.token.current().leaseId();
+		List<String> oldSecrets = this.secrets.stream().map((secret) -> secret.current().leaseId()).toList();
+		Instant oldTokenExpiry = null;
+		while (this.token.current().generation() == 1) {
+			oldTokenExpiry = this.token.current().expiry();
+			this.fixture.advanceTo(this.token.current().nextActionAt());
+		}
+		assertThat(this.tokenEvents.events).containsSubsequence("ceiling 1", "rotated 1->2 CEILING");
+		assertThat(this.fixture.now()).isBefore(oldTokenExpiry);
+		this.fixture.scheduler.runDue();
+		assertThat(this.secrets).allSatisfy((secret) -> {
+			assertThat(secret.current().generation()).isEqualTo(2);
+			assertThat(this.fixture.vault.isAlive(secret.current().leaseId())).isTrue();
+		});
+		assertThat(this.fixture.listener.count("rotated 1->2 TOKEN")).isEqualTo(5);
+		// the old token is revoked only after every secret lease moved on: revoking it revokes them
+		List<InMemoryVault.Call> journal = this.fixture.vault.journal();
+		int tokenRevocation = indexOf(journal, "revoke-self", oldToken);
+		for (String oldSecret : oldSecrets) {
+			assertThat(indexOf(journal, "revoke", oldSecret)).isLessThan(tokenRevocation);
+		}
+		assertThat(this.fixture.vault.isAlive(oldToken)).isFalse();
+	}
+
+	@Test
+	void whenTheTokenIsLostItsSecretLeasesAreLostAndObtainedAgainUnderTheNewToken() {
+		// the token renews (at 20 minutes) before its secret leases (at 40): it notices first
+		start(Duration.ofMinutes(30), Duration.ofHours(24), 2);
+		this.fixture.vault.revokeOutOfBand(this.token.current().leaseId());
+		this.fixture.advanceTo(this.token.current().nextActionAt());
+		assertThat(this.tokenEvents.events).containsSubsequence("lost 1 UNAUTHORIZED", "rotated 1->2 LOST");
+		assertThat(this.fixture.listener.count("lost 1 EXPIRED")).isEqualTo(2);
+		this.fixture.scheduler.runDue();
+		assertThat(this.secrets).allSatisfy((secret) -> {
+			assertThat(secret.current().generation()).isEqualTo(2);
+			assertThat(secret.current().state()).isEqualTo(LeaseState.ACTIVE);
+			assertThat(this.fixture.vault.isAlive(secret.current().leaseId())).isTrue();
+		});
+	}
+
+	@Test
+	void anUnauthorizedSecretRenewalAuthenticatesAgainFirstThenObtainsANewGrant() {
+		start(HOUR, Duration.ofHours(24), 1);
+		ManagedLease secret = this.secrets.get(0);
+		// the token dies, and a secret renewal is the first call to notice
+		this.fixture.vault.revokeOutOfBand(this.token.current().leaseId());
+		secret.renewNow();
+		this.fixture.advance(Duration.ofSeconds(5));
+		assertThat(this.token.current().generation()).isEqualTo(2);
+		assertThat(secret.current().generation()).isEqualTo(2);
+		List<String> operations = this.fixture.vault.journal().stream().map(InMemoryVault.Call::operation).toList();
+		assertThat(operations).containsSubsequence("renew", "login", "acquire");
+		assertThat(operations.subList(operations.indexOf("renew"), operations.size())).containsOnlyOnce("renew");
+		assertThat(this.fixture.listener.events).contains("failed 1 UNAUTHORIZED", "rotated 1->2 TOKEN");
+		assertThat(this.fixture.vault.isAlive(secret.current().leaseId())).isTrue();
+	}
+
+	private static int indexOf(List<InMemoryVault.Call> journal, String operation, String target) {
+		for (int i = 0; i < journal.size(); i++) {
+			if (journal.get(i).operation().equals(operation) && journal.get(i).target().equals(target)) {
+				return i;
+			}
+		}
+		throw new AssertionError(operation + " " + target + " not in the journal");
+	}
+
+}
