@@ -21,9 +21,9 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.util.Assert;
 
 /**
- * The {@link LeaseScheduler} of a running application: one scheduling thread for all leases (a binary heap of
- * delayed tasks, {@code O(log n)} per event) and a small fixed pool of worker threads for the calls to the
- * store. Reads a {@link MonotonicClock}.
+ * The {@link LeaseScheduler} of a running application: one scheduling thread for all
+ * leases (a binary heap of delayed tasks, {@code O(log n)} per event) and a small fixed
+ * pool of worker threads for the calls to the store. Reads a {@link MonotonicClock}.
  *
  * @author Leasekeeper
  * @since 0.1.0

@@ -10,14 +10,15 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.util.Assert;
 
 /**
- * What a {@link LeaseSource} granted: a lease id, the TTL actually granted, whether it can be renewed, the
- * credential fields and any warnings the store sent.
+ * What a {@link LeaseSource} granted: a lease id, the TTL actually granted, whether it
+ * can be renewed, the credential fields and any warnings the store sent.
  * <p>
- * {@code obtainedAt} is the monotonic instant at which the request was <em>sent</em>: the window
- * {@code [obtainedAt, obtainedAt + ttl)} is a conservative estimate of what the store granted. {@link #toString()}
- * never shows the values of {@code data}.
+ * {@code obtainedAt} is the monotonic instant at which the request was <em>sent</em>: the
+ * window {@code [obtainedAt, obtainedAt + ttl)} is a conservative estimate of what the
+ * store granted. {@link #toString()} never shows the values of {@code data}.
  *
- * @param leaseId the lease id, empty when the store has none (a token is identified by its accessor)
+ * @param leaseId the lease id, empty when the store has none (a token is identified by
+ * its accessor)
  * @param ttl the granted TTL; {@link Duration#ZERO} means the grant does not expire
  * @param renewable whether the grant can be renewed
  * @param data the credential fields (secret values)
@@ -64,7 +65,8 @@ public record Grant(String leaseId, Duration ttl, boolean renewable, Map<String,
 	}
 
 	/**
-	 * Return the instant at which this grant expires, measured from {@link #obtainedAt()}.
+	 * Return the instant at which this grant expires, measured from
+	 * {@link #obtainedAt()}.
 	 * @return the expiry, or {@code null} when the grant does not expire
 	 */
 	public @Nullable Instant expiry() {
@@ -72,7 +74,8 @@ public record Grant(String leaseId, Duration ttl, boolean renewable, Map<String,
 	}
 
 	/**
-	 * Return a copy of this grant with other data, as a renewal that answers without data keeps the old fields.
+	 * Return a copy of this grant with other data, as a renewal that answers without data
+	 * keeps the old fields.
 	 * @param data the data to keep
 	 * @return the copy
 	 */

@@ -1,9 +1,9 @@
 package dev.leasekeeper.core;
 
 /**
- * Thrown when a {@link RenewalPolicy} setting has a value that is not allowed. Names the setting in its
- * configuration form (such as {@code renew-at}), the value and what is allowed, so that a caller can point
- * at the property that holds it.
+ * Thrown when a {@link RenewalPolicy} setting has a value that is not allowed. Names the
+ * setting in its configuration form (such as {@code renew-at}), the value and what is
+ * allowed, so that a caller can point at the property that holds it.
  *
  * @author Leasekeeper
  * @since 0.1.0

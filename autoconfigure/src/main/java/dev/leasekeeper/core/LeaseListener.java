@@ -7,10 +7,11 @@ import org.jspecify.annotations.Nullable;
 /**
  * Hears what happens to a lease. Every method has a no-op default.
  * <p>
- * {@link #accept} and {@link #release} are the synchronous consumers (the pool refresher): they are called on
- * a worker thread, may block, and the engine waits for them before it moves on. Every other method is called
- * on the scheduling thread, in listener order, and must return quickly: hand slow work to another thread. An
- * exception thrown by a notification is logged and otherwise ignored.
+ * {@link #accept} and {@link #release} are the synchronous consumers (the pool
+ * refresher): they are called on a worker thread, may block, and the engine waits for
+ * them before it moves on. Every other method is called on the scheduling thread, in
+ * listener order, and must return quickly: hand slow work to another thread. An exception
+ * thrown by a notification is logged and otherwise ignored.
  *
  * @author Leasekeeper
  * @since 0.1.0
@@ -18,9 +19,10 @@ import org.jspecify.annotations.Nullable;
 public interface LeaseListener {
 
 	/**
-	 * Take a new grant before it becomes current: the first grant of a lease ({@code previous} is
-	 * {@code null}) or a replacement. Throw to reject it: the engine keeps the previous grant, revokes the
-	 * rejected one and tries again within the budget.
+	 * Take a new grant before it becomes current: the first grant of a lease
+	 * ({@code previous} is {@code null}) or a replacement. Throw to reject it: the engine
+	 * keeps the previous grant, revokes the rejected one and tries again within the
+	 * budget.
 	 * @param candidate the lease as it will be with the new grant
 	 * @param previous the lease as it is, or {@code null} for a first grant
 	 * @throws Exception to reject the grant
@@ -29,8 +31,8 @@ public interface LeaseListener {
 	}
 
 	/**
-	 * Let go of a grant that was replaced; return once nothing uses it any more. The engine revokes it only
-	 * afterwards.
+	 * Let go of a grant that was replaced; return once nothing uses it any more. The
+	 * engine revokes it only afterwards.
 	 * @param previous the lease as it was with the grant being released
 	 */
 	default void release(LeaseSnapshot previous) {
@@ -55,7 +57,8 @@ public interface LeaseListener {
 	 * @param lease the lease
 	 * @param failure the failure
 	 * @param attempt the number of the failed attempt in its streak, from 1
-	 * @param nextAttemptAt when the next attempt is scheduled, or {@code null} if none fits
+	 * @param nextAttemptAt when the next attempt is scheduled, or {@code null} if none
+	 * fits
 	 */
 	default void onFailure(LeaseSnapshot lease, LeaseSourceException failure, int attempt,
 			@Nullable Instant nextAttemptAt) {
@@ -88,7 +91,8 @@ public interface LeaseListener {
 	}
 
 	/**
-	 * Called when the engine stops vouching for a grant: its deadline passed, or the store refused it.
+	 * Called when the engine stops vouching for a grant: its deadline passed, or the
+	 * store refused it.
 	 * @param lease the lease
 	 * @param reason why
 	 * @param errorClass the error class of the last failure, or {@code null}

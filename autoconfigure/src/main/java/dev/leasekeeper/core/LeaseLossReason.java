@@ -9,8 +9,8 @@ package dev.leasekeeper.core;
 public enum LeaseLossReason {
 
 	/**
-	 * Its deadline passed without a confirmed renewal (the store was unreachable), or the token it depends on
-	 * expired.
+	 * Its deadline passed without a confirmed renewal (the store was unreachable), or the
+	 * token it depends on expired.
 	 */
 	EXPIRED,
 

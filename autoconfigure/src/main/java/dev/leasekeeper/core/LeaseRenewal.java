@@ -12,7 +12,8 @@ import org.jspecify.annotations.Nullable;
  * @param previousExpiry the effective expiry before the renewal
  * @param newExpiry the effective expiry after it
  * @param grantedTtl the TTL the store granted
- * @param remainingAtAttempt how much of the previous window was left when the successful attempt was sent
+ * @param remainingAtAttempt how much of the previous window was left when the successful
+ * attempt was sent
  * @param attempts how many attempts it took, 1 when the first succeeded
  * @param capped whether the grant showed the ceiling
  * @author Leasekeeper

@@ -3,8 +3,8 @@ package dev.leasekeeper.core;
 import java.time.Duration;
 
 /**
- * One declared lease, as the application sees it: what it holds now, whether that covers the work ahead, and
- * commands to act at once.
+ * One declared lease, as the application sees it: what it holds now, whether that covers
+ * the work ahead, and commands to act at once.
  *
  * @author Leasekeeper
  * @since 0.1.0
@@ -24,7 +24,8 @@ public interface LeaseRenewer {
 	LeaseSnapshot current();
 
 	/**
-	 * Return the lease as it is now if it can vouch for its credential for {@code duration}.
+	 * Return the lease as it is now if it can vouch for its credential for
+	 * {@code duration}.
 	 * @param duration how long the caller needs the credential
 	 * @return the snapshot
 	 * @throws LeaseExpiredException if the lease cannot cover that long

@@ -8,9 +8,10 @@ import java.util.function.BiConsumer;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Time for the engine: a monotonic clock, tasks at instants on one shared scheduling thread, and blocking
- * calls on worker threads whose outcome comes back to the scheduling thread. All lease state changes on the
- * scheduling thread, so a lease needs no locks and no thread of its own.
+ * Time for the engine: a monotonic clock, tasks at instants on one shared scheduling
+ * thread, and blocking calls on worker threads whose outcome comes back to the scheduling
+ * thread. All lease state changes on the scheduling thread, so a lease needs no locks and
+ * no thread of its own.
  *
  * @author Leasekeeper
  * @since 0.1.0
@@ -18,7 +19,8 @@ import org.jspecify.annotations.Nullable;
 public interface LeaseScheduler {
 
 	/**
-	 * Return the clock the engine reads: monotonic, so that a wall-clock jump changes no schedule.
+	 * Return the clock the engine reads: monotonic, so that a wall-clock jump changes no
+	 * schedule.
 	 * @return the clock
 	 */
 	Clock clock();
@@ -40,7 +42,8 @@ public interface LeaseScheduler {
 	Cancellable schedule(Instant at, Runnable task);
 
 	/**
-	 * Run a blocking call on a worker thread and pass its outcome to {@code then} on the scheduling thread.
+	 * Run a blocking call on a worker thread and pass its outcome to {@code then} on the
+	 * scheduling thread.
 	 * @param <T> the type of the result
 	 * @param call the call
 	 * @param then receives the result, or the exception the call threw

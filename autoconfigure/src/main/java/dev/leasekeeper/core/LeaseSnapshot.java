@@ -7,21 +7,23 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A lease as it is at one instant: immutable, safe to hand to any thread. {@link #toString()} never shows
- * the values of {@code data}.
+ * A lease as it is at one instant: immutable, safe to hand to any thread.
+ * {@link #toString()} never shows the values of {@code data}.
  *
  * @param name the lease's name
- * @param generation the generation of the grant held: 1 for the first grant, one more for each replacement;
- * 0 before the first grant
+ * @param generation the generation of the grant held: 1 for the first grant, one more for
+ * each replacement; 0 before the first grant
  * @param leaseId the lease id of the grant held, or {@code null} when none is held
  * @param state the state
  * @param obtainedAt when the grant held was requested, or {@code null}
  * @param ttl the TTL of the grant held, or {@code null}
- * @param expiry the effective expiry of the grant held (the earlier of its own and its token's), or
- * {@code null} when none is held or it does not expire
- * @param validUntil the instant until which the engine vouches for the credential (expiry less the buffer,
- * or earlier if the store said it is gone), or {@code null} when it does not expire
- * @param nextActionAt when the lease acts next (renewal, retry, rotation), or {@code null}
+ * @param expiry the effective expiry of the grant held (the earlier of its own and its
+ * token's), or {@code null} when none is held or it does not expire
+ * @param validUntil the instant until which the engine vouches for the credential (expiry
+ * less the buffer, or earlier if the store said it is gone), or {@code null} when it does
+ * not expire
+ * @param nextActionAt when the lease acts next (renewal, retry, rotation), or
+ * {@code null}
  * @param data the credential fields of the grant held
  * @author Leasekeeper
  * @since 0.1.0
@@ -38,8 +40,9 @@ public record LeaseSnapshot(String name, int generation, @Nullable String leaseI
 	}
 
 	/**
-	 * Return whether the credential can be used for {@code duration} from {@code now}: the lease holds a grant
-	 * and {@code now + duration} is not after {@link #validUntil()}.
+	 * Return whether the credential can be used for {@code duration} from {@code now}:
+	 * the lease holds a grant and {@code now + duration} is not after
+	 * {@link #validUntil()}.
 	 * @param now the present
 	 * @param duration how long the caller needs the credential
 	 * @return whether it covers that long
@@ -55,8 +58,8 @@ public record LeaseSnapshot(String name, int generation, @Nullable String leaseI
 	public String toString() {
 		return "LeaseSnapshot[name=" + this.name + ", generation=" + this.generation + ", leaseId=" + this.leaseId
 				+ ", state=" + this.state + ", obtainedAt=" + this.obtainedAt + ", ttl=" + this.ttl + ", expiry="
-				+ this.expiry + ", validUntil=" + this.validUntil + ", nextActionAt=" + this.nextActionAt
-				+ ", data=" + Redaction.keysOnly(this.data) + "]";
+				+ this.expiry + ", validUntil=" + this.validUntil + ", nextActionAt=" + this.nextActionAt + ", data="
+				+ Redaction.keysOnly(this.data) + "]";
 	}
 
 }

@@ -5,9 +5,10 @@ import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Where a lease comes from: obtains, renews and revokes grants. Implementations are called from a worker
- * thread, never from the scheduling thread, and one lease never has two calls of its own in flight. A call
- * should return within the engine's attempt timeout; the engine abandons an attempt that does not.
+ * Where a lease comes from: obtains, renews and revokes grants. Implementations are
+ * called from a worker thread, never from the scheduling thread, and one lease never has
+ * two calls of its own in flight. A call should return within the engine's attempt
+ * timeout; the engine abandons an attempt that does not.
  * <p>
  * Every failure is a {@link LeaseSourceException} that says whether it is worth retrying.
  *
@@ -18,7 +19,8 @@ public interface LeaseSource {
 
 	/**
 	 * Obtain a new grant.
-	 * @return the grant, with {@link Grant#obtainedAt()} taken before the request was sent
+	 * @return the grant, with {@link Grant#obtainedAt()} taken before the request was
+	 * sent
 	 * @throws LeaseSourceException if the store did not grant one
 	 */
 	Grant acquire() throws LeaseSourceException;
@@ -26,8 +28,10 @@ public interface LeaseSource {
 	/**
 	 * Renew a grant.
 	 * @param current the grant to renew
-	 * @param increment the TTL to ask for, or {@code null} to let the store apply its default
-	 * @return the renewed grant, with {@link Grant#obtainedAt()} taken before the request was sent
+	 * @param increment the TTL to ask for, or {@code null} to let the store apply its
+	 * default
+	 * @return the renewed grant, with {@link Grant#obtainedAt()} taken before the request
+	 * was sent
 	 * @throws LeaseSourceException if the store did not renew it
 	 */
 	Grant renew(Grant current, @Nullable Duration increment) throws LeaseSourceException;
@@ -40,7 +44,8 @@ public interface LeaseSource {
 	void revoke(Grant current) throws LeaseSourceException;
 
 	/**
-	 * Return a short description of what this source obtains (a path), for logs and the actuator.
+	 * Return a short description of what this source obtains (a path), for logs and the
+	 * actuator.
 	 * @return the description, never a secret
 	 */
 	default String describe() {

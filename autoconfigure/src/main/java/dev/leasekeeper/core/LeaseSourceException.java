@@ -5,8 +5,8 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.util.Assert;
 
 /**
- * A failure of a {@link LeaseSource}, classified by what the engine should do about it. The message and the
- * error class must never contain a secret.
+ * A failure of a {@link LeaseSource}, classified by what the engine should do about it.
+ * The message and the error class must never contain a secret.
  *
  * @author Leasekeeper
  * @since 0.1.0
@@ -22,11 +22,11 @@ public class LeaseSourceException extends Exception {
 	/**
 	 * Create a new exception.
 	 * @param kind what the engine should do about it
-	 * @param errorClass a short, bounded name for the failure, such as {@code http-503} or
-	 * {@code lease-not-found}, used in logs, events and metric tags
+	 * @param errorClass a short, bounded name for the failure, such as {@code http-503}
+	 * or {@code lease-not-found}, used in logs, events and metric tags
 	 * @param message the description, without secrets
-	 * @param credentialGone whether the store says the credential itself no longer works (revoked or
-	 * expired), so it must not be used until replaced
+	 * @param credentialGone whether the store says the credential itself no longer works
+	 * (revoked or expired), so it must not be used until replaced
 	 * @param cause the cause, if any
 	 */
 	public LeaseSourceException(Kind kind, String errorClass, String message, boolean credentialGone,
@@ -40,7 +40,8 @@ public class LeaseSourceException extends Exception {
 	}
 
 	/**
-	 * Create a transient failure: the store was unreachable or busy; worth retrying within the lease's budget.
+	 * Create a transient failure: the store was unreachable or busy; worth retrying
+	 * within the lease's budget.
 	 * @param errorClass the error class
 	 * @param message the description
 	 * @param cause the cause, if any
@@ -51,8 +52,8 @@ public class LeaseSourceException extends Exception {
 	}
 
 	/**
-	 * Create a permanent refusal for a credential that still works until its expiry (not renewable, past
-	 * the max TTL): no retry will help, a new grant is needed.
+	 * Create a permanent refusal for a credential that still works until its expiry (not
+	 * renewable, past the max TTL): no retry will help, a new grant is needed.
 	 * @param errorClass the error class
 	 * @param message the description
 	 * @return the exception
@@ -62,7 +63,8 @@ public class LeaseSourceException extends Exception {
 	}
 
 	/**
-	 * Create a permanent refusal for a credential that no longer works (revoked, expired, unknown).
+	 * Create a permanent refusal for a credential that no longer works (revoked, expired,
+	 * unknown).
 	 * @param errorClass the error class
 	 * @param message the description
 	 * @return the exception
@@ -116,12 +118,14 @@ public class LeaseSourceException extends Exception {
 		TRANSIENT,
 
 		/**
-		 * Lease gone, not renewable, past its max TTL: never retried, a new grant is obtained.
+		 * Lease gone, not renewable, past its max TTL: never retried, a new grant is
+		 * obtained.
 		 */
 		PERMANENT,
 
 		/**
-		 * 403: the token is gone or lacks policy; re-authenticate, then obtain a new grant.
+		 * 403: the token is gone or lacks policy; re-authenticate, then obtain a new
+		 * grant.
 		 */
 		UNAUTHORIZED
 

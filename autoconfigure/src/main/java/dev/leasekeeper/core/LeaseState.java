@@ -29,7 +29,8 @@ public enum LeaseState {
 	RENEWING,
 
 	/**
-	 * Renewals are failing transiently; the grant is still valid and attempts continue within its budget.
+	 * Renewals are failing transiently; the grant is still valid and attempts continue
+	 * within its budget.
 	 */
 	RETRYING,
 
@@ -59,7 +60,8 @@ public enum LeaseState {
 	REVOKED;
 
 	/**
-	 * Return whether a lease in this state holds a grant that the engine still vouches for.
+	 * Return whether a lease in this state holds a grant that the engine still vouches
+	 * for.
 	 * @return {@code true} for the states that hold a grant
 	 */
 	public boolean holdsGrant() {

@@ -21,19 +21,21 @@ import org.springframework.util.Assert;
 import org.springframework.util.backoff.BackOffExecution;
 
 /**
- * The state machine of one lease: obtains a grant, renews it on its {@link RenewalSchedule}, retries transient
- * failures within the grant's budget, rotates to a replacement at the ceiling or after a refusal, and revokes
- * what it holds when stopped.
+ * The state machine of one lease: obtains a grant, renews it on its
+ * {@link RenewalSchedule}, retries transient failures within the grant's budget, rotates
+ * to a replacement at the ceiling or after a refusal, and revokes what it holds when
+ * stopped.
  * <p>
- * Every change of state happens on the {@link LeaseScheduler}'s scheduling thread, so operations of one lease
- * are serialized without locks: at most one call to the store is in flight for it, and an answer to an
- * attempt that was abandoned (timed out, or overtaken by a newer generation) never overwrites what the lease
- * holds. Reads ({@link #current()}, {@link #requireValidFor(Duration)}) see an immutable snapshot from any
- * thread.
+ * Every change of state happens on the {@link LeaseScheduler}'s scheduling thread, so
+ * operations of one lease are serialized without locks: at most one call to the store is
+ * in flight for it, and an answer to an attempt that was abandoned (timed out, or
+ * overtaken by a newer generation) never overwrites what the lease holds. Reads
+ * ({@link #current()}, {@link #requireValidFor(Duration)}) see an immutable snapshot from
+ * any thread.
  * <p>
- * A lease may depend on a token lease: its effective expiry is then the earlier of its own and its token's;
- * when the token is replaced it is obtained again under the new one, and when the token is lost it is lost
- * too.
+ * A lease may depend on a token lease: its effective expiry is then the earlier of its
+ * own and its token's; when the token is replaced it is obtained again under the new one,
+ * and when the token is lost it is lost too.
  *
  * @author Leasekeeper
  * @since 0.1.0
@@ -164,9 +166,10 @@ public final class ManagedLease implements LeaseRenewer {
 	public LeaseSnapshot requireValidFor(Duration duration) {
 		LeaseSnapshot current = this.snapshot;
 		if (!current.isValidFor(this.scheduler.now(), duration)) {
-			throw new LeaseExpiredException(current, "Lease '" + this.name + "' (generation " + current.generation()
-					+ ", state " + current.state() + ") cannot vouch for its credential for " + duration
-					+ ((current.validUntil() != null) ? "; valid until " + current.validUntil() : ""));
+			throw new LeaseExpiredException(current,
+					"Lease '" + this.name + "' (generation " + current.generation() + ", state " + current.state()
+							+ ") cannot vouch for its credential for " + duration
+							+ ((current.validUntil() != null) ? "; valid until " + current.validUntil() : ""));
 		}
 		return current;
 	}
@@ -188,8 +191,8 @@ public final class ManagedLease implements LeaseRenewer {
 	}
 
 	/**
-	 * Return a future that completes with the first grant, or exceptionally with the failure if the store
-	 * refused it permanently.
+	 * Return a future that completes with the first grant, or exceptionally with the
+	 * failure if the store refused it permanently.
 	 * @return the future
 	 */
 	public CompletableFuture<LeaseSnapshot> firstGrant() {
@@ -230,7 +233,8 @@ public final class ManagedLease implements LeaseRenewer {
 	/**
 	 * Stop the lease: cancel what is scheduled and, if asked, revoke the grant held.
 	 * @param revoke whether to revoke the grant
-	 * @return a future that completes when the lease is stopped (a failed revocation is logged, never thrown)
+	 * @return a future that completes when the lease is stopped (a failed revocation is
+	 * logged, never thrown)
 	 */
 	public CompletableFuture<Void> stop(boolean revoke) {
 		CompletableFuture<Void> done = new CompletableFuture<>();
@@ -268,14 +272,16 @@ public final class ManagedLease implements LeaseRenewer {
 				}
 				publish();
 				LeaseSnapshot stoppedSnapshot = this.snapshot;
-				notifyListeners((listener) -> listener.onStopped(stoppedSnapshot, failure == null && !toRevoke.isEmpty()));
+				notifyListeners(
+						(listener) -> listener.onStopped(stoppedSnapshot, failure == null && !toRevoke.isEmpty()));
 				done.complete(null);
 			});
 		});
 		return done;
 	}
 
-	// --- scheduling -------------------------------------------------------------------------------------
+	// --- scheduling
+	// -------------------------------------------------------------------------------------
 
 	private void onLoop(Runnable task) {
 		this.scheduler.schedule(Instant.MIN, () -> {
@@ -347,8 +353,8 @@ public final class ManagedLease implements LeaseRenewer {
 	}
 
 	/**
-	 * Run one call to the store as this lease's single operation in flight, abandoning it after
-	 * {@code timeout}. An answer to an abandoned attempt goes to {@code onStale}.
+	 * Run one call to the store as this lease's single operation in flight, abandoning it
+	 * after {@code timeout}. An answer to an abandoned attempt goes to {@code onStale}.
 	 */
 	private <T> void attempt(Duration timeout, Callable<T> call, Consumer<T> onSuccess,
 			Consumer<LeaseSourceException> onFailure, Consumer<T> onStale) {
@@ -358,8 +364,7 @@ public final class ManagedLease implements LeaseRenewer {
 		Cancellable watchdog = this.scheduler.schedule(this.scheduler.now().plus(timeout), () -> {
 			if (this.inFlight == id) {
 				this.inFlight = 0;
-				onFailure.accept(LeaseSourceException.transientFailure("timeout",
-						"no answer within " + timeout, null));
+				onFailure.accept(LeaseSourceException.transientFailure("timeout", "no answer within " + timeout, null));
 				runPending();
 				publish();
 			}
@@ -385,8 +390,8 @@ public final class ManagedLease implements LeaseRenewer {
 	}
 
 	/**
-	 * Run a call to a consumer or a release as this lease's operation in flight, with no timeout: a consumer
-	 * that is still swapping must not be overtaken.
+	 * Run a call to a consumer or a release as this lease's operation in flight, with no
+	 * timeout: a consumer that is still swapping must not be overtaken.
 	 */
 	private void exclusive(Callable<@Nullable Void> call, Consumer<@Nullable Exception> then) {
 		long id = ++this.attemptSequence;
@@ -402,7 +407,8 @@ public final class ManagedLease implements LeaseRenewer {
 		});
 	}
 
-	// --- acquisition and rotation ----------------------------------------------------------------------
+	// --- acquisition and rotation
+	// ----------------------------------------------------------------------
 
 	private void acquire() {
 		if (this.stopped) {
@@ -477,7 +483,8 @@ public final class ManagedLease implements LeaseRenewer {
 			logger.info(describe(next) + ": the grant does not expire; nothing to renew");
 		}
 		else if (!grant.renewable()) {
-			// every grant is at its ceiling: replace it where it would be renewed, spread like a first renewal
+			// every grant is at its ceiling: replace it where it would be renewed, spread
+			// like a first renewal
 			// only for the first grant, whose phase later grants keep
 			this.state = LeaseState.CEILING;
 			this.rotationCause = RotationCause.CEILING;
@@ -538,7 +545,8 @@ public final class ManagedLease implements LeaseRenewer {
 				this.token.dependentMoved();
 			}
 			if (revoke) {
-				// a token is revoked only once every lease obtained under it has moved on: revoking it
+				// a token is revoked only once every lease obtained under it has moved
+				// on: revoking it
 				// revokes them
 				this.awaitingRelease = replaced;
 				dependentMoved();
@@ -566,16 +574,16 @@ public final class ManagedLease implements LeaseRenewer {
 				(current != null) ? current.validUntil() : null);
 		boolean retry = current != null || this.reacquireOnLoss || this.generation == 0 && !refused;
 		Instant nextAttempt = (retry) ? next.orElse(null) : null;
-		logger.warn(describe(current) + ": obtaining a " + ((current != null) ? "replacement" : "grant")
-				+ " failed (" + failure.getErrorClass() + ": " + failure.getMessage() + "), attempt " + this.failures
+		logger.warn(describe(current) + ": obtaining a " + ((current != null) ? "replacement" : "grant") + " failed ("
+				+ failure.getErrorClass() + ": " + failure.getMessage() + "), attempt " + this.failures
 				+ ((nextAttempt != null) ? ", next attempt at " + nextAttempt : ", no further attempt"));
 		LeaseSnapshot now = this.snapshot;
 		int attempt = this.failures;
 		notifyListeners((listener) -> listener.onFailure(now, failure, attempt, nextAttempt));
 		if (current == null && refused && this.state != LeaseState.LOST) {
 			this.state = LeaseState.LOST;
-			notifyListeners((listener) -> listener.onLost(this.snapshot, LeaseLossReason.REFUSED,
-					failure.getErrorClass()));
+			notifyListeners(
+					(listener) -> listener.onLost(this.snapshot, LeaseLossReason.REFUSED, failure.getErrorClass()));
 		}
 		if (nextAttempt != null) {
 			arm(nextAttempt, Action.ACQUIRE);
@@ -585,7 +593,8 @@ public final class ManagedLease implements LeaseRenewer {
 		}
 	}
 
-	// --- renewal ------------------------------------------------------------------------------------
+	// --- renewal
+	// ------------------------------------------------------------------------------------
 
 	private void renew() {
 		Held current = usable(this.held);
@@ -600,8 +609,8 @@ public final class ManagedLease implements LeaseRenewer {
 		this.state = (this.failures > 0) ? LeaseState.RETRYING : LeaseState.RENEWING;
 		attempt(this.schedule.attemptTimeout(now, current.validUntil()),
 				() -> this.source.renew(current.grant(), this.increment), (grant) -> renewed(current, grant, now),
-				(failure) -> renewalFailed(current, failure), (stale) -> logger
-					.debug(describe(current) + ": ignoring the late answer to an abandoned renewal"));
+				(failure) -> renewalFailed(current, failure),
+				(stale) -> logger.debug(describe(current) + ": ignoring the late answer to an abandoned renewal"));
 	}
 
 	private void renewed(Held previous, Grant answer, Instant sentAt) {
@@ -669,7 +678,8 @@ public final class ManagedLease implements LeaseRenewer {
 			return;
 		}
 		if (kind == LeaseSourceException.Kind.UNAUTHORIZED) {
-			// the token behind the call is gone: ask it to authenticate again; the next attempt obtains a
+			// the token behind the call is gone: ask it to authenticate again; the next
+			// attempt obtains a
 			// new grant under the new token
 			this.needsNewGrant = true;
 			this.rotationCause = RotationCause.TOKEN;
@@ -691,15 +701,16 @@ public final class ManagedLease implements LeaseRenewer {
 		}
 	}
 
-	// --- loss ---------------------------------------------------------------------------------------
+	// --- loss
+	// ---------------------------------------------------------------------------------------
 
 	private void expire(LeaseLossReason reason, @Nullable String errorClass) {
 		Held current = this.held;
 		if (current == null || !this.state.holdsGrant() || this.stopped) {
 			return;
 		}
-		logger.error(describe(current) + ": expired without a confirmed renewal (valid until "
-				+ current.validUntil() + ", last error " + errorClass + ")");
+		logger.error(describe(current) + ": expired without a confirmed renewal (valid until " + current.validUntil()
+				+ ", last error " + errorClass + ")");
 		cancelTimer();
 		abandonAttempt();
 		this.held = current.goneAt(this.scheduler.now());
@@ -717,7 +728,8 @@ public final class ManagedLease implements LeaseRenewer {
 	}
 
 	private void abandonAttempt() {
-		// a renewal still in flight can no longer save the grant: its answer will be ignored
+		// a renewal still in flight can no longer save the grant: its answer will be
+		// ignored
 		if (this.inFlight != 0 && this.inFlightAbandonable) {
 			this.inFlight = 0;
 		}
@@ -737,7 +749,8 @@ public final class ManagedLease implements LeaseRenewer {
 		}
 	}
 
-	// --- the token this lease depends on, and the leases that depend on this one -----------------------
+	// --- the token this lease depends on, and the leases that depend on this one
+	// -----------------------
 
 	private void tokenRenewed(int tokenGeneration, @Nullable Instant tokenExpiry) {
 		if (this.held != null && this.held.tokenGeneration() == tokenGeneration) {
@@ -807,7 +820,8 @@ public final class ManagedLease implements LeaseRenewer {
 		});
 	}
 
-	// --- helpers ------------------------------------------------------------------------------------
+	// --- helpers
+	// ------------------------------------------------------------------------------------
 
 	private void reportCeiling(Held current) {
 		if (this.ceilingReportedFor == current.generation()) {
@@ -882,17 +896,15 @@ public final class ManagedLease implements LeaseRenewer {
 	}
 
 	private void publish() {
-		this.snapshot = (this.held != null) ? snapshotOf(this.held, this.state, this.nextActionAt)
-				: new LeaseSnapshot(this.name, this.generation, null, this.state, null, null, null, null,
-						this.nextActionAt, Map.of());
+		this.snapshot = (this.held != null) ? snapshotOf(this.held, this.state, this.nextActionAt) : new LeaseSnapshot(
+				this.name, this.generation, null, this.state, null, null, null, null, this.nextActionAt, Map.of());
 	}
 
 	private LeaseSnapshot snapshotOf(Held lease, LeaseState state, @Nullable Instant nextAction) {
 		Grant grant = lease.grant();
 		boolean valid = state.holdsGrant();
-		return new LeaseSnapshot(this.name, lease.generation(), grant.leaseId(), state, grant.obtainedAt(),
-				grant.ttl(), lease.expiry(), lease.validUntilOrNull(), nextAction,
-				valid ? grant.data() : Map.of());
+		return new LeaseSnapshot(this.name, lease.generation(), grant.leaseId(), state, grant.obtainedAt(), grant.ttl(),
+				lease.expiry(), lease.validUntilOrNull(), nextAction, valid ? grant.data() : Map.of());
 	}
 
 	private String describe(@Nullable Held lease) {
@@ -911,7 +923,8 @@ public final class ManagedLease implements LeaseRenewer {
 		if (failure instanceof LeaseSourceException sourceException) {
 			return sourceException;
 		}
-		// an unexpected exception (a malformed answer): retry, never let it stop the lease
+		// an unexpected exception (a malformed answer): retry, never let it stop the
+		// lease
 		String type = (failure != null) ? failure.getClass().getSimpleName() : "null-answer";
 		return LeaseSourceException.transientFailure("unexpected-" + type,
 				"unexpected failure of the lease source: " + type, failure);
@@ -924,8 +937,8 @@ public final class ManagedLease implements LeaseRenewer {
 	}
 
 	/**
-	 * A grant as the lease holds it: with its generation, the token generation and expiry it depends on, and
-	 * when the store said it is gone.
+	 * A grant as the lease holds it: with its generation, the token generation and expiry
+	 * it depends on, and when the store said it is gone.
 	 */
 	private record Held(Grant grant, int generation, int tokenGeneration, @Nullable Instant tokenExpiry,
 			@Nullable Instant goneAt, Duration expiryBuffer) {

@@ -6,8 +6,8 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 
 /**
- * A clock that reads {@link System#nanoTime()} from a wall-clock origin taken once: its instants read like
- * wall-clock time but never jump when the system clock is set.
+ * A clock that reads {@link System#nanoTime()} from a wall-clock origin taken once: its
+ * instants read like wall-clock time but never jump when the system clock is set.
  *
  * @author Leasekeeper
  * @since 0.1.0

@@ -32,8 +32,8 @@ final class Redaction {
 	}
 
 	/**
-	 * Mask a lease id for logs and the actuator: keep its path, show only the last four characters of its
-	 * random part.
+	 * Mask a lease id for logs and the actuator: keep its path, show only the last four
+	 * characters of its random part.
 	 * @param leaseId the lease id, may be {@code null}
 	 * @return the masked id, such as {@code database/creds/orders/****x7Qa}
 	 */

@@ -3,21 +3,27 @@ package dev.leasekeeper.core;
 import java.time.Duration;
 
 /**
- * When a lease is renewed and how a failing renewal is retried. Validated on construction: a bad value is an
- * {@link InvalidPolicyException} naming the setting.
+ * When a lease is renewed and how a failing renewal is retried. Validated on
+ * construction: a bad value is an {@link InvalidPolicyException} naming the setting.
  *
- * @param renewAt fraction of the granted window at which a grant is renewed, in {@code (0, 1)}
- * @param firstRenewalSpread how far before {@code renewAt} the first renewal of a grant may be drawn, as a
- * fraction of {@code renewAt}, in {@code [0, 1]}; spreads a fleet that obtained its grants together
- * @param jitter fraction of the window by which later renewals are drawn early, in {@code [0, 0.5]}; renewals
- * never fall after {@code renewAt}, so the budget left for failures is never reduced
- * @param expiryBuffer time before the authoritative expiry at which the holder treats the lease as gone,
- * covering clock rate error and delivery delay
- * @param attemptTimeout longest a single attempt may take; never longer than the time left
+ * @param renewAt fraction of the granted window at which a grant is renewed, in
+ * {@code (0, 1)}
+ * @param firstRenewalSpread how far before {@code renewAt} the first renewal of a grant
+ * may be drawn, as a fraction of {@code renewAt}, in {@code [0, 1]}; spreads a fleet that
+ * obtained its grants together
+ * @param jitter fraction of the window by which later renewals are drawn early, in
+ * {@code [0, 0.5]}; renewals never fall after {@code renewAt}, so the budget left for
+ * failures is never reduced
+ * @param expiryBuffer time before the authoritative expiry at which the holder treats the
+ * lease as gone, covering clock rate error and delivery delay
+ * @param attemptTimeout longest a single attempt may take; never longer than the time
+ * left
  * @param retryInitialInterval first delay between failed attempts
- * @param retryMultiplier factor applied to the delay after each failed attempt, at least 1
+ * @param retryMultiplier factor applied to the delay after each failed attempt, at least
+ * 1
  * @param retryMaxInterval longest delay between failed attempts
- * @param retryJitter fraction by which each retry delay is randomly shortened or lengthened, in {@code [0, 1)}
+ * @param retryJitter fraction by which each retry delay is randomly shortened or
+ * lengthened, in {@code [0, 1)}
  * @author Leasekeeper
  * @since 0.1.0
  */
@@ -80,8 +86,7 @@ public record RenewalPolicy(double renewAt, double firstRenewalSpread, double ji
 					"must not be shorter than retry.initial-interval (" + retryInitialInterval + ")");
 		}
 		if (!(retryJitter >= 0 && retryJitter < 1)) {
-			throw new InvalidPolicyException("retry.jitter", retryJitter,
-					"must be at least 0 and less than 1");
+			throw new InvalidPolicyException("retry.jitter", retryJitter, "must be at least 0 and less than 1");
 		}
 	}
 

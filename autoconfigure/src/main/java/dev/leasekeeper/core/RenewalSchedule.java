@@ -12,8 +12,9 @@ import org.springframework.util.backoff.BackOffExecution;
 import org.springframework.util.backoff.ExponentialBackOff;
 
 /**
- * The instants at which a lease acts, as pure functions of a grant, the {@link RenewalPolicy}, a source of
- * randomness and the present. Re-derived from every new grant: never the old expiry plus a fixed interval.
+ * The instants at which a lease acts, as pure functions of a grant, the
+ * {@link RenewalPolicy}, a source of randomness and the present. Re-derived from every
+ * new grant: never the old expiry plus a fixed interval.
  *
  * @author Leasekeeper
  * @since 0.1.0
@@ -44,8 +45,9 @@ public final class RenewalSchedule {
 	/**
 	 * Return the first renewal instant of a new grant: drawn uniformly from
 	 * {@code [(1 − firstRenewalSpread) × renewAt, renewAt]} of its window, or from
-	 * {@code [renewAt − jitter, renewAt]} when that is wider, so that a fleet that obtained its grants in the
-	 * same second renews at phases spread over the whole renewal period.
+	 * {@code [renewAt − jitter, renewAt]} when that is wider, so that a fleet that
+	 * obtained its grants in the same second renews at phases spread over the whole
+	 * renewal period.
 	 * @param grant the new grant, which must expire
 	 * @param random the source of randomness
 	 * @return the instant
@@ -56,8 +58,8 @@ public final class RenewalSchedule {
 	}
 
 	/**
-	 * Return the renewal instant of a renewed grant: {@code renewAt} of its window, drawn up to {@code jitter}
-	 * early, never later.
+	 * Return the renewal instant of a renewed grant: {@code renewAt} of its window, drawn
+	 * up to {@code jitter} early, never later.
 	 * @param grant the renewed grant, which must expire
 	 * @param random the source of randomness
 	 * @return the instant
@@ -67,9 +69,9 @@ public final class RenewalSchedule {
 	}
 
 	/**
-	 * Return the instant at which a replacement for a grant at its ceiling is acquired: drawn uniformly
-	 * between {@code now} and the renewal point of the grant's window, so that a fleet that reached its
-	 * ceilings together does not rotate together.
+	 * Return the instant at which a replacement for a grant at its ceiling is acquired:
+	 * drawn uniformly between {@code now} and the renewal point of the grant's window, so
+	 * that a fleet that reached its ceilings together does not rotate together.
 	 * @param grant the last grant, which showed the ceiling
 	 * @param random the source of randomness
 	 * @param now the present
@@ -85,7 +87,8 @@ public final class RenewalSchedule {
 	}
 
 	/**
-	 * Return the instant after which a holder treats a grant expiring at {@code expiry} as gone.
+	 * Return the instant after which a holder treats a grant expiring at {@code expiry}
+	 * as gone.
 	 * @param expiry the authoritative expiry
 	 * @return {@code expiry − expiryBuffer}
 	 */
@@ -94,8 +97,8 @@ public final class RenewalSchedule {
 	}
 
 	/**
-	 * Return the timeout for an attempt started at {@code now}: the policy's attempt timeout, never longer than
-	 * the time left before {@code deadline}.
+	 * Return the timeout for an attempt started at {@code now}: the policy's attempt
+	 * timeout, never longer than the time left before {@code deadline}.
 	 * @param now the start of the attempt
 	 * @param deadline the deadline, or {@code null} when there is none
 	 * @return the timeout
@@ -110,7 +113,8 @@ public final class RenewalSchedule {
 	}
 
 	/**
-	 * Start a new sequence of retry delays: exponential, from Spring's {@link ExponentialBackOff}.
+	 * Start a new sequence of retry delays: exponential, from Spring's
+	 * {@link ExponentialBackOff}.
 	 * @return the execution
 	 */
 	public BackOffExecution startBackOff() {
@@ -121,15 +125,18 @@ public final class RenewalSchedule {
 	}
 
 	/**
-	 * Return the instant of the next attempt after a failure at {@code now}: the next back-off delay, jittered,
-	 * and never later than the last instant at which an attempt can still finish before {@code deadline}.
+	 * Return the instant of the next attempt after a failure at {@code now}: the next
+	 * back-off delay, jittered, and never later than the last instant at which an attempt
+	 * can still finish before {@code deadline}.
 	 * <p>
-	 * Jitter is drawn from the given source rather than by {@link ExponentialBackOff} itself, whose jitter
-	 * reads {@code Math.random()}: a seeded simulation must be reproducible.
+	 * Jitter is drawn from the given source rather than by {@link ExponentialBackOff}
+	 * itself, whose jitter reads {@code Math.random()}: a seeded simulation must be
+	 * reproducible.
 	 * @param backOff the back-off of the current failure streak
 	 * @param random the source of randomness
 	 * @param now the instant of the failure
-	 * @param deadline the deadline of the grant being renewed, or {@code null} when there is none
+	 * @param deadline the deadline of the grant being renewed, or {@code null} when there
+	 * is none
 	 * @return the instant, or empty when no attempt fits before the deadline
 	 */
 	public Optional<Instant> retry(BackOffExecution backOff, RandomGenerator random, Instant now,
@@ -151,11 +158,13 @@ public final class RenewalSchedule {
 	}
 
 	/**
-	 * Return whether a renewed grant shows the ceiling: granted less than the increment asked for, or, when
-	 * none was asked for, less than the previous full grant, or the store's "capped" warning.
+	 * Return whether a renewed grant shows the ceiling: granted less than the increment
+	 * asked for, or, when none was asked for, less than the previous full grant, or the
+	 * store's "capped" warning.
 	 * @param renewed the renewed grant
 	 * @param increment the increment asked for, or {@code null}
-	 * @param previousFullTtl the TTL of the last grant that was not capped, or {@code null}
+	 * @param previousFullTtl the TTL of the last grant that was not capped, or
+	 * {@code null}
 	 * @return whether the grant is capped by a max TTL
 	 */
 	public boolean showsCeiling(Grant renewed, @Nullable Duration increment, @Nullable Duration previousFullTtl) {
@@ -170,9 +179,10 @@ public final class RenewalSchedule {
 	}
 
 	/**
-	 * Return whether a grant's window is too short for the policy's retry budget: the time after
-	 * {@code renewAt} does not cover the expiry buffer, an attempt and the first retry delay. Such a lease is
-	 * not at its ceiling; it is a configuration to warn about.
+	 * Return whether a grant's window is too short for the policy's retry budget: the
+	 * time after {@code renewAt} does not cover the expiry buffer, an attempt and the
+	 * first retry delay. Such a lease is not at its ceiling; it is a configuration to
+	 * warn about.
 	 * @param grant the grant
 	 * @return whether the window is too short
 	 */

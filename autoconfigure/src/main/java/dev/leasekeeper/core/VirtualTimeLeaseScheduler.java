@@ -15,9 +15,10 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.util.Assert;
 
 /**
- * A {@link LeaseScheduler} in virtual time, for tests and simulations: nothing runs until the caller advances
- * the clock, and then every due task runs on the caller's thread in instant order. A call runs at once (the
- * store sees the request when it is sent) and its outcome is delivered after a latency the caller sets.
+ * A {@link LeaseScheduler} in virtual time, for tests and simulations: nothing runs until
+ * the caller advances the clock, and then every due task runs on the caller's thread in
+ * instant order. A call runs at once (the store sees the request when it is sent) and its
+ * outcome is delivered after a latency the caller sets.
  *
  * @author Leasekeeper
  * @since 0.1.0
@@ -77,7 +78,8 @@ public final class VirtualTimeLeaseScheduler implements LeaseScheduler {
 	}
 
 	/**
-	 * Advance the clock by {@code duration}, running every task that falls due on the way.
+	 * Advance the clock by {@code duration}, running every task that falls due on the
+	 * way.
 	 * @param duration how far to advance
 	 */
 	public void advanceBy(Duration duration) {
@@ -85,7 +87,8 @@ public final class VirtualTimeLeaseScheduler implements LeaseScheduler {
 	}
 
 	/**
-	 * Advance the clock to {@code target}, running every task that falls due on the way, in order.
+	 * Advance the clock to {@code target}, running every task that falls due on the way,
+	 * in order.
 	 * @param target the instant to advance to
 	 */
 	public void advanceTo(Instant target) {
@@ -110,8 +113,8 @@ public final class VirtualTimeLeaseScheduler implements LeaseScheduler {
 	}
 
 	/**
-	 * Move the clock forward without running anything, as a stalled process (a long GC pause) does; the tasks
-	 * that fell due run late, at the next advance.
+	 * Move the clock forward without running anything, as a stalled process (a long GC
+	 * pause) does; the tasks that fell due run late, at the next advance.
 	 * @param duration how long the stall lasts
 	 */
 	public void stall(Duration duration) {
@@ -123,7 +126,10 @@ public final class VirtualTimeLeaseScheduler implements LeaseScheduler {
 	 * @return the instant, or {@code null} when nothing is queued
 	 */
 	public @Nullable Instant nextTaskAt() {
-		return this.queue.stream().filter((task) -> !task.cancelled).map((task) -> task.at).min(Instant::compareTo)
+		return this.queue.stream()
+			.filter((task) -> !task.cancelled)
+			.map((task) -> task.at)
+			.min(Instant::compareTo)
 			.orElse(null);
 	}
 

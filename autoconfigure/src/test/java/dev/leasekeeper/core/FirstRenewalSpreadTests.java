@@ -10,7 +10,8 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Behaviour (a): a fleet that obtained its grants at the same instant renews spread out, and stays spread.
+ * Behaviour (a): a fleet that obtained its grants at the same instant renews spread out,
+ * and stays spread.
  */
 class FirstRenewalSpreadTests {
 
@@ -44,7 +45,9 @@ class FirstRenewalSpreadTests {
 		Duration period = Duration.ofSeconds((long) (0.665 * 3600));
 		fixture.advance(period.multipliedBy(51));
 		List<Instant> renewals = new ArrayList<>();
-		fixture.vault.journal().stream().filter((call) -> call.operation().equals("renew"))
+		fixture.vault.journal()
+			.stream()
+			.filter((call) -> call.operation().equals("renew"))
 			.forEach((call) -> renewals.add(call.at()));
 		assertThat(renewals.size()).isGreaterThanOrEqualTo(LEASES * 50);
 		for (int round : new int[] { 2, 25, 50 }) {

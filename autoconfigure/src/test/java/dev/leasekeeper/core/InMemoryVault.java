@@ -12,10 +12,11 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A Vault in memory that answers as VAULT_SEMANTICS.md §1–2 says: TTLs in whole seconds, max TTL measured from
- * the issue time with both instants truncated to seconds, capping with Vault's warning, {@code renewable}
- * staying true at the ceiling, Vault's error messages classified as the Vault lease sources classify them,
- * and secret leases dying with the token that created them. Faults can be scripted.
+ * A Vault in memory that answers as VAULT_SEMANTICS.md §1–2 says: TTLs in whole seconds,
+ * max TTL measured from the issue time with both instants truncated to seconds, capping
+ * with Vault's warning, {@code renewable} staying true at the ceiling, Vault's error
+ * messages classified as the Vault lease sources classify them, and secret leases dying
+ * with the token that created them. Faults can be scripted.
  */
 final class InMemoryVault {
 
@@ -43,7 +44,8 @@ final class InMemoryVault {
 		this.clock = clock;
 	}
 
-	// --- configuration and faults --------------------------------------------------------------------
+	// --- configuration and faults
+	// --------------------------------------------------------------------
 
 	InMemoryVault role(String name, Duration defaultTtl, Duration maxTtl) {
 		this.roles.put(name, new Role(defaultTtl, maxTtl, false));
@@ -98,9 +100,13 @@ final class InMemoryVault {
 				&& (lease.parent == null || isAlive(lease.parent.id));
 	}
 
-	// --- lease sources -------------------------------------------------------------------------------
+	// --- lease sources
+	// -------------------------------------------------------------------------------
 
-	/** Secret leases of a database role, obtained under the token {@code token} supplies (or none). */
+	/**
+	 * Secret leases of a database role, obtained under the token {@code token} supplies
+	 * (or none).
+	 */
 	LeaseSource secrets(String role, Supplier<@Nullable String> token) {
 		return new LeaseSource() {
 
@@ -120,8 +126,9 @@ final class InMemoryVault {
 				if (parent != null) {
 					parent.children.add(lease);
 				}
-				return new Grant(id, ttl, lease.renewable, Map.of("username", "v-" + role + "-" + id.hashCode(),
-						"password", "secret-" + nextId()), List.of(), sent);
+				return new Grant(id, ttl, lease.renewable,
+						Map.of("username", "v-" + role + "-" + id.hashCode(), "password", "secret-" + nextId()),
+						List.of(), sent);
 			}
 
 			@Override
@@ -193,7 +200,8 @@ final class InMemoryVault {
 		};
 	}
 
-	// --- Vault's rules ---------------------------------------------------------------------------------
+	// --- Vault's rules
+	// ---------------------------------------------------------------------------------
 
 	private Grant renew(@Nullable Lease lease, @Nullable Duration increment, Duration defaultTtl, Duration maxTtl,
 			Instant sent) throws LeaseSourceException {

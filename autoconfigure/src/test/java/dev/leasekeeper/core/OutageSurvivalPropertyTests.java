@@ -10,9 +10,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Behaviour (d), as a property over seeded random cases: an outage shorter than
- * {@code (1 − renewAt) × ttl − attemptTimeout − expiryBuffer} loses no lease, wherever it starts. Each case
- * draws the TTL, {@code renewAt}, the first-renewal spread, the outage's start and its length; a failing case
- * prints its seed, which {@code -Dleasekeeper.property.seed=<seed>} replays alone.
+ * {@code (1 − renewAt) × ttl − attemptTimeout − expiryBuffer} loses no lease, wherever it
+ * starts. Each case draws the TTL, {@code renewAt}, the first-renewal spread, the
+ * outage's start and its length; a failing case prints its seed, which
+ * {@code -Dleasekeeper.property.seed=<seed>} replays alone.
  */
 class OutageSurvivalPropertyTests {
 
@@ -32,7 +33,8 @@ class OutageSurvivalPropertyTests {
 
 	@Test
 	void anOutageLongerThanTheWholeWindowLosesTheLease() {
-		// the same harness must be able to see a loss, or the property above proves nothing
+		// the same harness must be able to see a loss, or the property above proves
+		// nothing
 		for (long seed = 1; seed <= 50; seed++) {
 			Case drawn = Case.draw(seed, true);
 			assertThat(run(drawn)).as("lost leases for %s", drawn).isEqualTo(1);
@@ -63,8 +65,8 @@ class OutageSurvivalPropertyTests {
 		return (int) fixture.listener.count("lost");
 	}
 
-	private record Case(long seed, Duration ttl, double renewAt, double spread, double jitter,
-			Duration outageStart, boolean atRenewal, Duration outageLength) {
+	private record Case(long seed, Duration ttl, double renewAt, double spread, double jitter, Duration outageStart,
+			boolean atRenewal, Duration outageLength) {
 
 		static Case draw(long seed, boolean longerThanWindow) {
 			SplittableRandom random = new SplittableRandom(seed * 0x9E3779B97F4A7C15L);
@@ -86,7 +88,8 @@ class OutageSurvivalPropertyTests {
 					length = ttl.plusSeconds(1);
 				}
 				else if (random.nextBoolean()) {
-					// just under the margin: only the attempt planned at the last instant can save the lease
+					// just under the margin: only the attempt planned at the last instant
+					// can save the lease
 					long under = Math.min(margin.toNanos(), Duration.ofSeconds(20).toNanos());
 					length = margin.minusNanos(random.nextLong(1, under + 1));
 				}

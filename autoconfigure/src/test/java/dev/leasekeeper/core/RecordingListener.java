@@ -7,7 +7,8 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Records every notification, in order, as a line such as {@code renewed 1} or {@code lost 2 EXPIRED}.
+ * Records every notification, in order, as a line such as {@code renewed 1} or
+ * {@code lost 2 EXPIRED}.
  */
 class RecordingListener implements LeaseListener {
 

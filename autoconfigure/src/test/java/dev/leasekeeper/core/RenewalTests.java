@@ -10,8 +10,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * Behaviours (b), (c) and (i): renewals planned from the new grant, retries within the budget, and exact
- * validity at the boundaries.
+ * Behaviours (b), (c) and (i): renewals planned from the new grant, retries within the
+ * budget, and exact validity at the boundaries.
  */
 class RenewalTests {
 
@@ -41,9 +41,8 @@ class RenewalTests {
 	void aGrantShorterThanRequestedMovesTheNextRenewalEarlier() {
 		// max TTL 1h30m: the first renewal (at 40m12s) is granted only the 49m48s left
 		this.fixture.vault.role("orders", HOUR, Duration.ofMinutes(90));
-		ManagedLease lease = this.fixture.started(this.fixture.secretLease("orders", "orders")
-			.policy(this.noSpread)
-			.onCeiling(CeilingAction.NOTIFY));
+		ManagedLease lease = this.fixture.started(
+				this.fixture.secretLease("orders", "orders").policy(this.noSpread).onCeiling(CeilingAction.NOTIFY));
 		Instant oldExpiry = lease.current().expiry();
 		this.fixture.advanceTo(lease.current().nextActionAt());
 		LeaseSnapshot renewed = lease.current();
@@ -57,9 +56,8 @@ class RenewalTests {
 	@Test
 	void transientFailuresAreRetriedWithBackoffAndNoAttemptEndsAfterTheDeadline() {
 		this.fixture.vault.role("orders", HOUR, Duration.ofHours(768));
-		ManagedLease lease = this.fixture.started(this.fixture.secretLease("orders", "orders")
-			.policy(this.noSpread)
-			.reacquireOnLoss(false));
+		ManagedLease lease = this.fixture
+			.started(this.fixture.secretLease("orders", "orders").policy(this.noSpread).reacquireOnLoss(false));
 		Instant deadline = EngineFixture.START.plus(HOUR).minus(RenewalPolicy.DEFAULT_EXPIRY_BUFFER);
 		Instant latestStart = deadline.minus(RenewalPolicy.DEFAULT_ATTEMPT_TIMEOUT);
 		Instant renewal = lease.current().nextActionAt();
@@ -67,8 +65,11 @@ class RenewalTests {
 		this.fixture.advanceTo(renewal.plus(Duration.ofMinutes(1)));
 		assertThat(lease.current().state()).isEqualTo(LeaseState.RETRYING);
 		this.fixture.advance(HOUR);
-		List<Instant> attempts = this.fixture.vault.journal().stream()
-			.filter((call) -> call.operation().equals("renew")).map(InMemoryVault.Call::at).toList();
+		List<Instant> attempts = this.fixture.vault.journal()
+			.stream()
+			.filter((call) -> call.operation().equals("renew"))
+			.map(InMemoryVault.Call::at)
+			.toList();
 		assertThat(attempts.get(0)).isEqualTo(renewal);
 		for (int i = 1; i < attempts.size(); i++) {
 			assertThat(attempts.get(i)).isAfter(attempts.get(i - 1)).isBeforeOrEqualTo(latestStart);
@@ -101,9 +102,8 @@ class RenewalTests {
 	@Test
 	void requireValidForIsExactAtTheBoundary() {
 		this.fixture.vault.role("orders", HOUR, Duration.ofHours(768));
-		ManagedLease lease = this.fixture.started(this.fixture.secretLease("orders", "orders")
-			.policy(this.noSpread)
-			.reacquireOnLoss(false));
+		ManagedLease lease = this.fixture
+			.started(this.fixture.secretLease("orders", "orders").policy(this.noSpread).reacquireOnLoss(false));
 		Instant validUntil = EngineFixture.START.plus(HOUR).minus(RenewalPolicy.DEFAULT_EXPIRY_BUFFER);
 		assertThat(lease.current().validUntil()).isEqualTo(validUntil);
 		Duration left = Duration.between(this.fixture.now(), validUntil);
@@ -116,7 +116,8 @@ class RenewalTests {
 		this.fixture.advanceTo(validUntil.minusNanos(1));
 		assertThat(lease.current().state()).isEqualTo(LeaseState.RETRYING);
 		assertThat(lease.requireValidFor(Duration.ofNanos(1)).state()).isEqualTo(LeaseState.RETRYING);
-		assertThatExceptionOfType(LeaseExpiredException.class).isThrownBy(() -> lease.requireValidFor(Duration.ofNanos(2)));
+		assertThatExceptionOfType(LeaseExpiredException.class)
+			.isThrownBy(() -> lease.requireValidFor(Duration.ofNanos(2)));
 		this.fixture.advanceTo(validUntil);
 		assertThat(lease.current().state()).isEqualTo(LeaseState.EXPIRED);
 		assertThat(lease.current().data()).isEmpty();

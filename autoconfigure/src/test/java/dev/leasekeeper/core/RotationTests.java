@@ -10,8 +10,8 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Behaviours (e) and (f): refusals and ceilings lead to a replacement before the old grant expires, handed to
- * the synchronous consumers before the old one is released.
+ * Behaviours (e) and (f): refusals and ceilings lead to a replacement before the old
+ * grant expires, handed to the synchronous consumers before the old one is released.
  */
 class RotationTests {
 
@@ -46,7 +46,8 @@ class RotationTests {
 		this.fixture.vault.role("orders", HOUR, Duration.ofHours(768));
 		ManagedLease lease = this.fixture.started(this.fixture.secretLease("orders", "orders").policy(this.noSpread));
 		String first = lease.current().leaseId();
-		this.fixture.vault.failNext(1, LeaseSourceException.permanent("past-max-ttl", "past the max TTL, cannot renew"));
+		this.fixture.vault.failNext(1,
+				LeaseSourceException.permanent("past-max-ttl", "past the max TTL, cannot renew"));
 		this.fixture.advanceTo(lease.current().nextActionAt());
 		assertThat(this.fixture.vault.count("renew")).isEqualTo(1);
 		assertThat(lease.current().generation()).isEqualTo(2);
@@ -67,7 +68,8 @@ class RotationTests {
 		while (lease.current().generation() == 1) {
 			Instant next = lease.current().nextActionAt();
 			if (lease.current().state() == LeaseState.CEILING) {
-				// rotation planned between the revealing renewal and the renewal point of the last window
+				// rotation planned between the revealing renewal and the renewal point of
+				// the last window
 				LeaseSnapshot capped = lease.current();
 				Instant latest = capped.obtainedAt()
 					.plusNanos((long) (capped.ttl().toNanos() * RenewalPolicy.DEFAULT_RENEW_AT));
@@ -100,9 +102,8 @@ class RotationTests {
 	@Test
 	void withNotifyTheCeilingIsReportedOncePerGenerationAndRenewalsGoOn() {
 		this.fixture.vault.role("orders", HOUR, Duration.ofHours(3));
-		ManagedLease lease = this.fixture.started(this.fixture.secretLease("orders", "orders")
-			.policy(this.noSpread)
-			.onCeiling(CeilingAction.NOTIFY));
+		ManagedLease lease = this.fixture.started(
+				this.fixture.secretLease("orders", "orders").policy(this.noSpread).onCeiling(CeilingAction.NOTIFY));
 		this.fixture.advance(Duration.ofMinutes(175));
 		assertThat(this.fixture.listener.renewals.stream().filter(LeaseRenewal::capped).count()).isGreaterThan(1);
 		assertThat(this.fixture.listener.count("ceiling")).isEqualTo(1);
@@ -144,8 +145,12 @@ class RotationTests {
 		assertThat(lease.current().generation()).isEqualTo(1);
 		assertThat(lease.current().leaseId()).isEqualTo(first);
 		assertThat(lease.requireValidFor(Duration.ofMinutes(30)).leaseId()).isEqualTo(first);
-		String rejected = this.fixture.vault.journal().stream()
-			.filter((call) -> call.operation().equals("revoke")).findFirst().orElseThrow().target();
+		String rejected = this.fixture.vault.journal()
+			.stream()
+			.filter((call) -> call.operation().equals("revoke"))
+			.findFirst()
+			.orElseThrow()
+			.target();
 		assertThat(rejected).isNotEqualTo(first);
 		assertThat(this.fixture.vault.isAlive(rejected)).isFalse();
 		assertThat(this.fixture.listener.events).contains("rejected 1");
@@ -164,17 +169,25 @@ class RotationTests {
 			lease.start();
 			leases.add(lease);
 		}
-		// the fourth renewal (about 2h40m in) is capped to the 20 minutes left: all rotate within 14 minutes
+		// the fourth renewal (about 2h40m in) is capped to the 20 minutes left: all
+		// rotate within 14 minutes
 		this.fixture.advance(Duration.ofMinutes(178));
 		assertThat(leases).allSatisfy((lease) -> assertThat(lease.current().generation()).isEqualTo(2));
-		List<Instant> rotations = this.fixture.vault.journal().stream()
+		List<Instant> rotations = this.fixture.vault.journal()
+			.stream()
 			.filter((call) -> call.operation().equals("acquire") && call.at().isAfter(EngineFixture.START))
-			.map(InMemoryVault.Call::at).sorted().toList();
+			.map(InMemoryVault.Call::at)
+			.sorted()
+			.toList();
 		assertThat(rotations).hasSize(200);
 		long perMinuteMax = rotations.stream()
 			.collect(java.util.stream.Collectors.groupingBy((at) -> at.getEpochSecond() / 60,
 					java.util.stream.Collectors.counting()))
-			.values().stream().mapToLong(Long::longValue).max().orElseThrow();
+			.values()
+			.stream()
+			.mapToLong(Long::longValue)
+			.max()
+			.orElseThrow();
 		Duration span = Duration.between(rotations.get(0), rotations.get(rotations.size() - 1));
 		assertThat(span).isGreaterThan(Duration.ofMinutes(10));
 		assertThat(perMinuteMax).isLessThan(30);

@@ -10,7 +10,8 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Behaviour (g): one operation in flight per lease, and a late answer never overwrites a newer grant.
+ * Behaviour (g): one operation in flight per lease, and a late answer never overwrites a
+ * newer grant.
  */
 class SerializationTests {
 
@@ -52,7 +53,8 @@ class SerializationTests {
 		this.fixture.scheduler.setCallLatency(() -> latencies.isEmpty() ? Duration.ZERO : latencies.poll());
 		Instant renewal = lease.current().nextActionAt();
 		this.fixture.advanceTo(renewal);
-		// the renewal's answer (a success) is on its way for 60 s; the attempt is abandoned after 10 s
+		// the renewal's answer (a success) is on its way for 60 s; the attempt is
+		// abandoned after 10 s
 		this.fixture.advanceTo(renewal.plusSeconds(10));
 		assertThat(lease.current().state()).isEqualTo(LeaseState.RETRYING);
 		this.fixture.vault.revokeOutOfBand(first);
@@ -81,8 +83,12 @@ class SerializationTests {
 		String kept = lease.current().leaseId();
 		this.fixture.advance(Duration.ofSeconds(30));
 		assertThat(lease.current().leaseId()).isEqualTo(kept);
-		String late = this.fixture.vault.journal().stream()
-			.filter((call) -> call.operation().equals("revoke")).findFirst().orElseThrow().target();
+		String late = this.fixture.vault.journal()
+			.stream()
+			.filter((call) -> call.operation().equals("revoke"))
+			.findFirst()
+			.orElseThrow()
+			.target();
 		assertThat(late).isNotEqualTo(kept);
 		assertThat(this.fixture.vault.isAlive(late)).isFalse();
 		assertThat(this.fixture.vault.isAlive(kept)).isTrue();
@@ -91,9 +97,8 @@ class SerializationTests {
 	@Test
 	void aListenerThatThrowsDoesNotStopTheLease() {
 		this.fixture.vault.role("orders", HOUR, Duration.ofHours(768));
-		ManagedLease lease = this.fixture.started(this.fixture.secretLease("orders", "orders")
-			.policy(this.noSpread)
-			.listener(new LeaseListener() {
+		ManagedLease lease = this.fixture
+			.started(this.fixture.secretLease("orders", "orders").policy(this.noSpread).listener(new LeaseListener() {
 				@Override
 				public void onRenewed(LeaseRenewal renewal) {
 					throw new IllegalStateException("listener bug");

@@ -48,8 +48,12 @@ class StopTests {
 		this.fixture.advance(Duration.ofSeconds(1));
 		lease.stop(true);
 		this.fixture.advance(Duration.ofSeconds(10));
-		String obtained = this.fixture.vault.journal().stream()
-			.filter((call) -> call.operation().equals("revoke")).findFirst().orElseThrow().target();
+		String obtained = this.fixture.vault.journal()
+			.stream()
+			.filter((call) -> call.operation().equals("revoke"))
+			.findFirst()
+			.orElseThrow()
+			.target();
 		assertThat(this.fixture.vault.isAlive(obtained)).isFalse();
 		assertThat(lease.current().state()).isEqualTo(LeaseState.REVOKED);
 	}

@@ -11,8 +11,8 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Behaviours (e, UNAUTHORIZED) and (h): secret leases die with the token they were obtained under, so they
- * are obtained again under its replacement before it expires.
+ * Behaviours (e, UNAUTHORIZED) and (h): secret leases die with the token they were
+ * obtained under, so they are obtained again under its replacement before it expires.
  */
 class TokenDependencyTests {
 
@@ -30,14 +30,16 @@ class TokenDependencyTests {
 
 	private void start(Duration tokenTtl, Duration tokenMaxTtl, int secretCount) {
 		this.fixture.vault.role("orders", HOUR, Duration.ofHours(768));
-		this.token = ManagedLease.builder("token", this.fixture.vault.tokens(tokenTtl, tokenMaxTtl), this.fixture.scheduler)
+		this.token = ManagedLease
+			.builder("token", this.fixture.vault.tokens(tokenTtl, tokenMaxTtl), this.fixture.scheduler)
 			.policy(this.noSpread)
 			.listener(this.tokenEvents)
 			.random(new SplittableRandom(7))
 			.build();
 		for (int i = 0; i < secretCount; i++) {
 			this.secrets.add(ManagedLease
-				.builder("secret-" + i, this.fixture.vault.secrets("orders", this::currentToken), this.fixture.scheduler)
+				.builder("secret-" + i, this.fixture.vault.secrets("orders", this::currentToken),
+						this.fixture.scheduler)
 				.token(this.token)
 				.policy(this.noSpread)
 				.listener(this.fixture.listener)
@@ -92,7 +94,8 @@ class TokenDependencyTests {
 			assertThat(this.fixture.vault.isAlive(secret.current().leaseId())).isTrue();
 		});
 		assertThat(this.fixture.listener.count("rotated 1->2 TOKEN")).isEqualTo(5);
-		// the old token is revoked only after every secret lease moved on: revoking it revokes them
+		// the old token is revoked only after every secret lease moved on: revoking it
+		// revokes them
 		List<InMemoryVault.Call> journal = this.fixture.vault.journal();
 		int tokenRevocation = indexOf(journal, "revoke-self", oldToken);
 		for (String oldSecret : oldSecrets) {
@@ -103,7 +106,8 @@ class TokenDependencyTests {
 
 	@Test
 	void whenTheTokenIsLostItsSecretLeasesAreLostAndObtainedAgainUnderTheNewToken() {
-		// the token renews (at 20 minutes) before its secret leases (at 40): it notices first
+		// the token renews (at 20 minutes) before its secret leases (at 40): it notices
+		// first
 		start(Duration.ofMinutes(30), Duration.ofHours(24), 2);
 		this.fixture.vault.revokeOutOfBand(this.token.current().leaseId());
 		this.fixture.advanceTo(this.token.current().nextActionAt());
