@@ -1,0 +1,407 @@
+package dev.leasekeeper.testkit;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.function.Predicate;
+import java.util.regex.Pattern;
+
+import com.sun.net.httpserver.HttpServer;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A Vault to test against: a real HTTP server on {@code 127.0.0.1}, in-process, answering
+ * as Vault does for token auth, AppRole, the database secrets engine and
+ * {@code sys/leases} (see {@code VAULT_SEMANTICS.md}), with faults on demand and a
+ * journal of every request. Expired leases are revoked by its own expiry loop, within
+ * about a second, as Vault does. <pre class="code">
+ * VaultSimulator vault = VaultSimulator.builder()
+ *     .databaseRole("orders", Duration.ofSeconds(20), Duration.ofSeconds(60))
+ *     .build()
+ *     .start();
+ * </pre>
+ *
+ * @author Leasekeeper
+ * @since 0.1.0
+ */
+public final class VaultSimulator implements AutoCloseable {
+
+	private final int requestedPort;
+
+	private final String rootToken;
+
+	private final Clock clock;
+
+	private final VaultModel model;
+
+	private final Faults faults = new Faults();
+
+	private final List<JournalEntry> journal = Collections.synchronizedList(new ArrayList<>());
+
+	private final ExecutorService requestThreads = Executors.newFixedThreadPool(8, (runnable) -> {
+		Thread thread = new Thread(runnable, "vault-simulator-http");
+		thread.setDaemon(true);
+		return thread;
+	});
+
+	private final ScheduledExecutorService expiryLoop = Executors.newSingleThreadScheduledExecutor((runnable) -> {
+		Thread thread = new Thread(runnable, "vault-simulator-expiry");
+		thread.setDaemon(true);
+		return thread;
+	});
+
+	private @Nullable HttpServer server;
+
+	private int port;
+
+	private VaultSimulator(Builder builder) {
+		this.requestedPort = builder.port;
+		this.rootToken = builder.rootToken;
+		this.clock = builder.clock;
+		this.model = new VaultModel(builder.clock, builder.database, builder.rootToken);
+		builder.configuration.forEach((step) -> step.accept(this.model));
+	}
+
+	/**
+	 * Return a builder.
+	 * @return the builder
+	 */
+	public static Builder builder() {
+		return new Builder();
+	}
+
+	/**
+	 * Start listening, and start the expiry loop.
+	 * @return this simulator
+	 */
+	public synchronized VaultSimulator start() {
+		listen(this.requestedPort);
+		this.expiryLoop.scheduleWithFixedDelay(this::expireQuietly, 200, 200, TimeUnit.MILLISECONDS);
+		return this;
+	}
+
+	/**
+	 * Stop listening and stop the expiry loop.
+	 */
+	@Override
+	public synchronized void close() {
+		if (this.server != null) {
+			this.server.stop(0);
+			this.server = null;
+		}
+		this.expiryLoop.shutdownNow();
+		this.requestThreads.shutdownNow();
+	}
+
+	/**
+	 * Return the address to reach this simulator at, such as
+	 * {@code http://127.0.0.1:54321}.
+	 * @return the URI
+	 */
+	public URI uri() {
+		return URI.create("http://127.0.0.1:" + this.port);
+	}
+
+	/**
+	 * Return the port this simulator listens on.
+	 * @return the port
+	 */
+	public int port() {
+		return this.port;
+	}
+
+	/**
+	 * Return the root token the simulator was started with.
+	 * @return the root token
+	 */
+	public String rootToken() {
+		return this.rootToken;
+	}
+
+	/**
+	 * Return the clock the simulator reads.
+	 * @return the clock
+	 */
+	public Clock clock() {
+		return this.clock;
+	}
+
+	// --- faults
+	// -----------------------------------------------------------------------------------------
+
+	/**
+	 * Start or end an outage: while it lasts, connections are refused.
+	 * @param down whether the simulator is down
+	 */
+	public synchronized void outage(boolean down) {
+		if (down && this.server != null) {
+			this.server.stop(0);
+			this.server = null;
+		}
+		else if (!down && this.server == null) {
+			listen(this.port);
+		}
+	}
+
+	/**
+	 * Seal or unseal: while sealed, every request but {@code sys/health} answers 503
+	 * {@code Vault is sealed}.
+	 * @param sealed whether the simulator is sealed
+	 */
+	public void sealed(boolean sealed) {
+		this.faults.setSealed(sealed);
+	}
+
+	/**
+	 * Answer 429 {@code rate limit quota exceeded} on every path that matches
+	 * {@code pathPattern} (a regular expression on the path after {@code /v1/}), or stop
+	 * doing so with {@code null}.
+	 * @param pathPattern the pattern, or {@code null}
+	 */
+	public void rateLimit(@Nullable String pathPattern) {
+		this.faults.setRateLimited((pathPattern != null) ? Pattern.compile(pathPattern) : null);
+	}
+
+	/**
+	 * Delay every answer by {@code latency}.
+	 * @param latency the delay
+	 */
+	public void latency(Duration latency) {
+		this.faults.setLatency((path) -> latency);
+	}
+
+	/**
+	 * Delay each answer by what {@code latency} says for its path.
+	 * @param latency the delay of each path
+	 */
+	public void latency(Function<String, Duration> latency) {
+		this.faults.setLatency(latency);
+	}
+
+	/**
+	 * Revoke a secret lease out of band (its database role is dropped).
+	 * @param leaseId the lease id
+	 */
+	public void revokeLease(String leaseId) {
+		this.model.revokeLease(leaseId);
+	}
+
+	/**
+	 * Revoke a token out of band, with its children and every lease it created.
+	 * @param tokenOrAccessor the token or its accessor
+	 */
+	public void revokeToken(String tokenOrAccessor) {
+		VaultModel.Token token = this.model.tokenById(tokenOrAccessor);
+		if (token == null) {
+			token = this.model.tokenByAccessor(tokenOrAccessor);
+		}
+		if (token != null) {
+			this.model.revokeToken(token);
+		}
+	}
+
+	/**
+	 * Change a database or AppRole role's TTL and max TTL; applies from the next request.
+	 * @param role the role's name
+	 * @param ttl the new default TTL
+	 * @param maxTtl the new max TTL
+	 */
+	public void changeRole(String role, Duration ttl, Duration maxTtl) {
+		this.model.changeRole(role, ttl, maxTtl);
+	}
+
+	// --- what the simulator holds and heard
+	// -------------------------------------------------------------
+
+	/**
+	 * Return whether a secret lease exists, unrevoked and unexpired.
+	 * @param leaseId the lease id
+	 * @return whether it is alive
+	 */
+	public boolean isLeaseAlive(String leaseId) {
+		VaultModel.SecretLease lease = this.model.lease(leaseId);
+		return lease != null && !lease.revoked && this.clock.instant().isBefore(lease.expireAt)
+				&& lease.token.isAlive(this.clock.instant());
+	}
+
+	/**
+	 * Return the database username a secret lease created.
+	 * @param leaseId the lease id
+	 * @return the username, or {@code null} for an unknown lease
+	 */
+	public @Nullable String usernameOf(String leaseId) {
+		VaultModel.SecretLease lease = this.model.lease(leaseId);
+		return (lease != null) ? lease.username : null;
+	}
+
+	/**
+	 * Return whether a token (or accessor) is alive.
+	 * @param tokenOrAccessor the token or its accessor
+	 * @return whether it is alive
+	 */
+	public boolean isTokenAlive(String tokenOrAccessor) {
+		VaultModel.Token token = this.model.tokenById(tokenOrAccessor);
+		if (token == null) {
+			token = this.model.tokenByAccessor(tokenOrAccessor);
+		}
+		return token != null && token.isAlive(this.clock.instant());
+	}
+
+	/**
+	 * Return every request answered so far, in order of arrival.
+	 * @return a copy of the journal
+	 */
+	public List<JournalEntry> journal() {
+		synchronized (this.journal) {
+			return List.copyOf(this.journal);
+		}
+	}
+
+	/**
+	 * Return the requests that match {@code filter}.
+	 * @param filter the filter
+	 * @return the matching requests, in order
+	 */
+	public List<JournalEntry> journal(Predicate<JournalEntry> filter) {
+		return journal().stream().filter(filter).toList();
+	}
+
+	/**
+	 * Forget every request heard so far.
+	 */
+	public void clearJournal() {
+		this.journal.clear();
+	}
+
+	private void listen(int port) {
+		try {
+			HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 64);
+			server.createContext("/", new VaultHttpHandler(this.model, this.faults, this.journal));
+			server.setExecutor(this.requestThreads);
+			server.start();
+			this.server = server;
+			this.port = server.getAddress().getPort();
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Cannot listen on 127.0.0.1:" + port, ex);
+		}
+	}
+
+	private void expireQuietly() {
+		try {
+			this.model.expire();
+		}
+		catch (RuntimeException ex) {
+			// the loop must survive a failing database; the next round tries again
+		}
+	}
+
+	/**
+	 * Builds a {@link VaultSimulator}.
+	 */
+	public static final class Builder {
+
+		private int port;
+
+		private String rootToken = "root";
+
+		private Clock clock = Clock.systemUTC();
+
+		private DatabaseBackend database = DatabaseBackend.NONE;
+
+		private final List<java.util.function.Consumer<VaultModel>> configuration = new ArrayList<>();
+
+		private Builder() {
+		}
+
+		/**
+		 * Listen on a given port instead of a random one.
+		 * @param port the port, 0 for a random one
+		 * @return this builder
+		 */
+		public Builder port(int port) {
+			this.port = port;
+			return this;
+		}
+
+		/**
+		 * Set the root token.
+		 * @param rootToken the root token
+		 * @return this builder
+		 */
+		public Builder rootToken(String rootToken) {
+			this.rootToken = rootToken;
+			return this;
+		}
+
+		/**
+		 * Set the clock the simulator reads (a {@link SimulatorClock} can be jumped).
+		 * @param clock the clock
+		 * @return this builder
+		 */
+		public Builder clock(Clock clock) {
+			this.clock = clock;
+			return this;
+		}
+
+		/**
+		 * Set the database behind the database secrets engine.
+		 * @param database the backend
+		 * @return this builder
+		 */
+		public Builder database(DatabaseBackend database) {
+			this.database = database;
+			return this;
+		}
+
+		/**
+		 * Add a role to the database secrets engine, served at
+		 * {@code database/creds/<name>}.
+		 * @param name the role's name
+		 * @param defaultTtl its {@code default_ttl}
+		 * @param maxTtl its {@code max_ttl}
+		 * @return this builder
+		 */
+		public Builder databaseRole(String name, Duration defaultTtl, Duration maxTtl) {
+			this.configuration.add((model) -> model.databaseRole(name, defaultTtl, maxTtl));
+			return this;
+		}
+
+		/**
+		 * Add an AppRole role.
+		 * @param name the role's name
+		 * @param roleId its role id
+		 * @param secretId the secret id that logs in with it
+		 * @param tokenTtl the TTL of its tokens
+		 * @param tokenMaxTtl the max TTL of its tokens
+		 * @return this builder
+		 */
+		public Builder appRole(String name, String roleId, String secretId, Duration tokenTtl, Duration tokenMaxTtl) {
+			this.configuration.add((model) -> model.appRole(name, roleId, secretId, tokenTtl, tokenMaxTtl, null,
+					List.of("default", name)));
+			return this;
+		}
+
+		/**
+		 * Build the simulator; it listens once {@link VaultSimulator#start() started}.
+		 * @return the simulator
+		 */
+		public VaultSimulator build() {
+			return new VaultSimulator(this);
+		}
+
+	}
+
+}

@@ -1,0 +1,172 @@
+package dev.leasekeeper.testkit;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.json.JsonMapper;
+
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * The Vault a conformance test talks to over HTTP: the simulator, or a real Vault (or
+ * OpenBao) when {@code LEASEKEEPER_VAULT_ADDR} and {@code LEASEKEEPER_VAULT_TOKEN} are
+ * set. On a real Vault the database role {@code leasekeeper-conformance} (default_ttl 4s,
+ * max_ttl 8s) must exist: see {@code testkit/README.md}.
+ */
+final class VaultTarget implements AutoCloseable {
+
+	static final String ROLE = "leasekeeper-conformance";
+
+	static final Duration ROLE_TTL = Duration.ofSeconds(4);
+
+	static final Duration ROLE_MAX_TTL = Duration.ofSeconds(8);
+
+	private static final ObjectMapper json = JsonMapper.builder().build();
+
+	private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+	private final URI address;
+
+	private final String rootToken;
+
+	private final @Nullable VaultSimulator simulator;
+
+	private final @Nullable SimulatorClock clock;
+
+	private VaultTarget(URI address, String rootToken, @Nullable VaultSimulator simulator,
+			@Nullable SimulatorClock clock) {
+		this.address = address;
+		this.rootToken = rootToken;
+		this.simulator = simulator;
+		this.clock = clock;
+	}
+
+	static VaultTarget start() {
+		String address = System.getenv("LEASEKEEPER_VAULT_ADDR");
+		String token = System.getenv("LEASEKEEPER_VAULT_TOKEN");
+		if (address != null && token != null) {
+			return new VaultTarget(URI.create(address), token, null, null);
+		}
+		SimulatorClock clock = new SimulatorClock();
+		VaultSimulator simulator = VaultSimulator.builder()
+			.clock(clock)
+			.rootToken("root-" + System.nanoTime())
+			.databaseRole(ROLE, ROLE_TTL, ROLE_MAX_TTL)
+			.appRole("worker", "role-id-1", "secret-id-1", Duration.ofSeconds(60), Duration.ofSeconds(120))
+			.build()
+			.start();
+		return new VaultTarget(simulator.uri(), simulator.rootToken(), simulator, clock);
+	}
+
+	boolean isSimulator() {
+		return this.simulator != null;
+	}
+
+	/**
+	 * Skip a test that needs the simulator's faults: a real Vault cannot be made to fail
+	 * on demand.
+	 */
+	VaultSimulator simulator() {
+		assumeTrue(this.simulator != null, "needs the simulator's fault injection; cannot run against a real Vault");
+		return this.simulator;
+	}
+
+	String rootToken() {
+		return this.rootToken;
+	}
+
+	/** Let time pass: the simulator's clock jumps; a real Vault is waited for. */
+	void pass(Duration duration) throws InterruptedException {
+		if (this.clock != null) {
+			this.clock.jump(duration);
+		}
+		else {
+			Thread.sleep(duration.toMillis());
+		}
+	}
+
+	Response get(String path, @Nullable String token) throws IOException, InterruptedException {
+		return send("GET", path, token, null);
+	}
+
+	Response put(String path, @Nullable String token, @Nullable Object body) throws IOException, InterruptedException {
+		return send("PUT", path, token, body);
+	}
+
+	Response post(String path, @Nullable String token, @Nullable Object body) throws IOException, InterruptedException {
+		return send("POST", path, token, body);
+	}
+
+	Response send(String method, String path, @Nullable String token, @Nullable Object body)
+			throws IOException, InterruptedException {
+		String text = (body == null) ? "" : (body instanceof String raw) ? raw : json.writeValueAsString(body);
+		HttpRequest.Builder request = HttpRequest.newBuilder(this.address.resolve("/v1/" + path))
+			.timeout(Duration.ofSeconds(10))
+			.method(method,
+					text.isEmpty() ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(text));
+		if (token != null) {
+			request.header("X-Vault-Token", token);
+		}
+		HttpResponse<String> response = this.http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+		return new Response(response.statusCode(), response.body());
+	}
+
+	/** A child token of the root token with the given settings. */
+	Response createToken(Map<String, Object> settings) throws IOException, InterruptedException {
+		return post("auth/token/create", this.rootToken, settings);
+	}
+
+	@Override
+	public void close() {
+		if (this.simulator != null) {
+			this.simulator.close();
+		}
+	}
+
+	record Response(int status, String body) {
+
+		@SuppressWarnings("unchecked")
+		Map<String, Object> json() {
+			return body.isEmpty() ? Map.of() : VaultTarget.json.readValue(this.body, Map.class);
+		}
+
+		@SuppressWarnings("unchecked")
+		Map<String, Object> data() {
+			return (Map<String, Object>) json().get("data");
+		}
+
+		@SuppressWarnings("unchecked")
+		Map<String, Object> auth() {
+			return (Map<String, Object>) json().get("auth");
+		}
+
+		@SuppressWarnings("unchecked")
+		List<String> errors() {
+			return (List<String>) json().get("errors");
+		}
+
+		@SuppressWarnings("unchecked")
+		List<String> warnings() {
+			Object warnings = json().get("warnings");
+			return (warnings != null) ? (List<String>) warnings : List.of();
+		}
+
+		long leaseDuration() {
+			return ((Number) json().get("lease_duration")).longValue();
+		}
+
+		String leaseId() {
+			return (String) json().get("lease_id");
+		}
+
+	}
+
+}
