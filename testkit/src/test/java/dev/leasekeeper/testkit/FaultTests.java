@@ -1,0 +1,139 @@
+package dev.leasekeeper.testkit;
+
+import java.net.ConnectException;
+import java.time.Duration;
+import java.util.Map;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * The simulator's faults on demand, each reversible. These cannot run against a real
+ * Vault.
+ */
+class FaultTests {
+
+	private static VaultTarget vault;
+
+	@BeforeAll
+	static void start() {
+		vault = VaultTarget.start();
+	}
+
+	@AfterAll
+	static void stop() {
+		vault.close();
+	}
+
+	@Test
+	void anOutageRefusesConnectionsUntilItEnds() throws Exception {
+		VaultSimulator simulator = vault.simulator();
+		simulator.outage(true);
+		try {
+			assertThatExceptionOfType(ConnectException.class).isThrownBy(() -> vault.get("sys/health", null));
+		}
+		finally {
+			simulator.outage(false);
+		}
+		assertThat(vault.get("sys/health", null).status()).isEqualTo(200);
+	}
+
+	@Test
+	void sealedAnswers503ExceptHealthWhichSaysSealed() throws Exception {
+		VaultSimulator simulator = vault.simulator();
+		simulator.sealed(true);
+		try {
+			VaultTarget.Response creds = vault.get("database/creds/" + VaultTarget.ROLE, vault.rootToken());
+			assertThat(creds.status()).isEqualTo(503);
+			assertThat(creds.errors()).containsExactly("Vault is sealed");
+			VaultTarget.Response health = vault.get("sys/health", null);
+			assertThat(health.status()).isEqualTo(503);
+			assertThat(health.json()).containsEntry("sealed", true);
+		}
+		finally {
+			simulator.sealed(false);
+		}
+		assertThat(vault.get("sys/health", null).json()).containsEntry("sealed", false);
+	}
+
+	@Test
+	void aRateLimitQuotaAnswers429OnMatchingPaths() throws Exception {
+		VaultSimulator simulator = vault.simulator();
+		String leaseId = vault.get("database/creds/" + VaultTarget.ROLE, vault.rootToken()).leaseId();
+		simulator.rateLimit("sys/leases/.*");
+		try {
+			VaultTarget.Response limited = vault.put("sys/leases/renew", vault.rootToken(),
+					Map.of("lease_id", leaseId));
+			assertThat(limited.status()).isEqualTo(429);
+			assertThat(limited.errors())
+				.containsExactly("request path \"sys/leases/renew\": rate limit quota exceeded");
+			assertThat(vault.get("database/creds/" + VaultTarget.ROLE, vault.rootToken()).status()).isEqualTo(200);
+		}
+		finally {
+			simulator.rateLimit(null);
+		}
+		assertThat(vault.put("sys/leases/renew", vault.rootToken(), Map.of("lease_id", leaseId)).status())
+			.isEqualTo(200);
+	}
+
+	@Test
+	void latencyDelaysAnswers() throws Exception {
+		VaultSimulator simulator = vault.simulator();
+		simulator.latency((path) -> path.equals("sys/health") ? Duration.ofMillis(300) : Duration.ZERO);
+		try {
+			long start = System.nanoTime();
+			vault.get("sys/health", null);
+			assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(300));
+		}
+		finally {
+			simulator.latency(Duration.ZERO);
+		}
+	}
+
+	@Test
+	void aLeaseOrATokenRevokedOutOfBandIsGone() throws Exception {
+		VaultSimulator simulator = vault.simulator();
+		String leaseId = vault.get("database/creds/" + VaultTarget.ROLE, vault.rootToken()).leaseId();
+		simulator.revokeLease(leaseId);
+		assertThat(vault.put("sys/leases/renew", vault.rootToken(), Map.of("lease_id", leaseId)).errors())
+			.containsExactly("lease not found");
+		String token = (String) vault.createToken(Map.of("ttl", "60s")).auth().get("client_token");
+		String accessor = (String) vault.get("auth/token/lookup-self", token).data().get("accessor");
+		simulator.revokeToken(accessor);
+		assertThat(vault.post("auth/token/renew-self", token, Map.of()).status()).isEqualTo(403);
+	}
+
+	@Test
+	void aRolesTtlCanBeChanged() throws Exception {
+		VaultSimulator simulator = vault.simulator();
+		simulator.changeRole(VaultTarget.ROLE, Duration.ofSeconds(2), VaultTarget.ROLE_MAX_TTL);
+		try {
+			assertThat(vault.get("database/creds/" + VaultTarget.ROLE, vault.rootToken()).leaseDuration()).isEqualTo(2);
+		}
+		finally {
+			simulator.changeRole(VaultTarget.ROLE, VaultTarget.ROLE_TTL, VaultTarget.ROLE_MAX_TTL);
+		}
+	}
+
+	@Test
+	void theJournalRecordsEveryRequestWithTheTokensAccessorAndTheStatus() throws Exception {
+		VaultSimulator simulator = vault.simulator();
+		String token = (String) vault.createToken(Map.of("ttl", "60s")).auth().get("client_token");
+		String accessor = (String) vault.get("auth/token/lookup-self", token).data().get("accessor");
+		String leaseId = vault.get("database/creds/" + VaultTarget.ROLE, token).leaseId();
+		simulator.clearJournal();
+		vault.put("sys/leases/renew", token, Map.of("lease_id", leaseId));
+		vault.put("sys/leases/renew", token, Map.of("lease_id", leaseId));
+		assertThat(simulator.journal((entry) -> leaseId.equals(entry.leaseId()))).hasSize(2).allSatisfy((entry) -> {
+			assertThat(entry.method()).isEqualTo("PUT");
+			assertThat(entry.path()).isEqualTo("sys/leases/renew");
+			assertThat(entry.accessor()).isEqualTo(accessor);
+			assertThat(entry.status()).isEqualTo(200);
+		});
+	}
+
+}
