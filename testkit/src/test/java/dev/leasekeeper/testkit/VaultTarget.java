@@ -66,6 +66,10 @@ final class VaultTarget implements AutoCloseable {
 		return new VaultTarget(simulator.uri(), simulator.rootToken(), simulator, clock);
 	}
 
+	static VaultTarget of(VaultSimulator simulator) {
+		return new VaultTarget(simulator.uri(), simulator.rootToken(), simulator, null);
+	}
+
 	boolean isSimulator() {
 		return this.simulator != null;
 	}

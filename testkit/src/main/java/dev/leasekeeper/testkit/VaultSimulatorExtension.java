@@ -1,0 +1,202 @@
+package dev.leasekeeper.testkit;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+
+import javax.sql.DataSource;
+
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * A JUnit 5 extension that gives a test class a started {@link VaultSimulator},
+ * optionally with an embedded PostgreSQL (passwords enforced) behind its database secrets
+ * engine. <pre class="code">
+ * &#64;RegisterExtension
+ * static VaultSimulatorExtension vault = VaultSimulatorExtension.withPostgres()
+ *     .databaseRole("orders", Duration.ofSeconds(20), Duration.ofSeconds(60),
+ *         "GRANT ALL ON ALL TABLES IN SCHEMA public TO {{name}}")
+ *     .build();
+ * </pre>
+ *
+ * @author Leasekeeper
+ * @since 0.1.0
+ */
+public final class VaultSimulatorExtension implements BeforeAllCallback, AfterAllCallback {
+
+	private final boolean postgres;
+
+	private final Map<String, String> grants;
+
+	private final Consumer<VaultSimulator.Builder> configuration;
+
+	private @Nullable EmbeddedPostgres database;
+
+	private @Nullable VaultSimulator simulator;
+
+	private VaultSimulatorExtension(Builder builder) {
+		this.postgres = builder.postgres;
+		this.grants = Map.copyOf(builder.grants);
+		this.configuration = builder.configuration;
+	}
+
+	/**
+	 * Return a builder for an extension without a database.
+	 * @return the builder
+	 */
+	public static Builder builder() {
+		return new Builder(false);
+	}
+
+	/**
+	 * Return a builder for an extension with an embedded PostgreSQL behind the database
+	 * engine.
+	 * @return the builder
+	 */
+	public static Builder withPostgres() {
+		return new Builder(true);
+	}
+
+	@Override
+	public void beforeAll(ExtensionContext context) {
+		VaultSimulator.Builder builder = VaultSimulator.builder();
+		if (this.postgres) {
+			this.database = EmbeddedPostgresSupport.startWithPasswords();
+			builder.database(new PostgresDatabaseBackend(this.database.getPostgresDatabase(), "postgres", this.grants));
+		}
+		this.configuration.accept(builder);
+		this.simulator = builder.build().start();
+	}
+
+	@Override
+	public void afterAll(ExtensionContext context) throws Exception {
+		if (this.simulator != null) {
+			this.simulator.close();
+		}
+		if (this.database != null) {
+			this.database.close();
+		}
+	}
+
+	/**
+	 * Return the running simulator.
+	 * @return the simulator
+	 */
+	public VaultSimulator simulator() {
+		if (this.simulator == null) {
+			throw new IllegalStateException("The simulator starts before all tests of the class");
+		}
+		return this.simulator;
+	}
+
+	/**
+	 * Return the admin {@link DataSource} of the embedded PostgreSQL.
+	 * @return the data source
+	 */
+	public DataSource adminDataSource() {
+		return postgres().getPostgresDatabase();
+	}
+
+	/**
+	 * Return the JDBC URL of the embedded PostgreSQL's {@code postgres} database, for the
+	 * dynamic roles.
+	 * @return the URL
+	 */
+	public String jdbcUrl() {
+		return postgres().getJdbcUrl("postgres", "postgres").replaceAll("[?&]user=postgres", "");
+	}
+
+	/**
+	 * Return the properties that point Leasekeeper at the simulator with its root token,
+	 * such as {@code leasekeeper.vault.uri}, and, with PostgreSQL,
+	 * {@code spring.datasource.url}.
+	 * @return the properties
+	 */
+	public Map<String, String> leasekeeperProperties() {
+		Map<String, String> properties = new LinkedHashMap<>();
+		properties.put("leasekeeper.vault.uri", simulator().uri().toString());
+		properties.put("leasekeeper.vault.authentication", "token");
+		properties.put("leasekeeper.vault.token", simulator().rootToken());
+		if (this.database != null) {
+			properties.put("spring.datasource.url", jdbcUrl());
+		}
+		return properties;
+	}
+
+	/**
+	 * Return {@link #leasekeeperProperties()} as {@code key=value} pairs, for
+	 * {@code ApplicationContextRunner.withPropertyValues}.
+	 * @return the pairs
+	 */
+	public String[] propertyValues() {
+		List<String> pairs = leasekeeperProperties().entrySet()
+			.stream()
+			.map((entry) -> entry.getKey() + "=" + entry.getValue())
+			.toList();
+		return pairs.toArray(String[]::new);
+	}
+
+	private EmbeddedPostgres postgres() {
+		if (this.database == null) {
+			throw new IllegalStateException("This extension was built without PostgreSQL: use withPostgres()");
+		}
+		return this.database;
+	}
+
+	/**
+	 * Builds a {@link VaultSimulatorExtension}.
+	 */
+	public static final class Builder {
+
+		private final boolean postgres;
+
+		private final Map<String, String> grants = new LinkedHashMap<>();
+
+		private Consumer<VaultSimulator.Builder> configuration = (builder) -> {
+		};
+
+		private Builder(boolean postgres) {
+			this.postgres = postgres;
+		}
+
+		/**
+		 * Add a database role.
+		 * @param name the role's name
+		 * @param ttl its {@code default_ttl}
+		 * @param maxTtl its {@code max_ttl}
+		 * @param grant the grant statement run for each new user, {@code {{name}}}
+		 * standing for it
+		 * @return this builder
+		 */
+		public Builder databaseRole(String name, Duration ttl, Duration maxTtl, String grant) {
+			this.grants.put(name, grant);
+			return configure((builder) -> builder.databaseRole(name, ttl, maxTtl));
+		}
+
+		/**
+		 * Configure the simulator further.
+		 * @param step what to apply to the simulator's builder
+		 * @return this builder
+		 */
+		public Builder configure(Consumer<VaultSimulator.Builder> step) {
+			this.configuration = this.configuration.andThen(step);
+			return this;
+		}
+
+		/**
+		 * Build the extension.
+		 * @return the extension
+		 */
+		public VaultSimulatorExtension build() {
+			return new VaultSimulatorExtension(this);
+		}
+
+	}
+
+}
