@@ -243,8 +243,11 @@ final class VaultModel {
 		}
 	}
 
-	synchronized void forgetLease(SecretLease lease) {
-		this.leases.remove(lease.id);
+	synchronized void dropDatabaseUser(String leaseId) {
+		SecretLease lease = this.leases.get(leaseId);
+		if (lease != null) {
+			this.database.revoke(lease.username);
+		}
 	}
 
 	// --- Vault's rules

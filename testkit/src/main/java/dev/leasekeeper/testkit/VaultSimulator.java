@@ -213,6 +213,15 @@ public final class VaultSimulator implements AutoCloseable {
 	}
 
 	/**
+	 * Drop the database user behind a secret lease out of band, leaving the lease itself
+	 * alive in Vault: the credential stops working while Vault still renews it.
+	 * @param leaseId the lease id
+	 */
+	public void dropDatabaseUser(String leaseId) {
+		this.model.dropDatabaseUser(leaseId);
+	}
+
+	/**
 	 * Change a database or AppRole role's TTL and max TTL; applies from the next request.
 	 * @param role the role's name
 	 * @param ttl the new default TTL

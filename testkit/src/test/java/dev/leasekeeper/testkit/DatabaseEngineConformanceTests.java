@@ -91,6 +91,17 @@ class DatabaseEngineConformanceTests {
 	}
 
 	@Test
+	void aDatabaseUserDroppedOutOfBandCannotLogInWhileVaultStillRenewsItsLease() throws Exception {
+		VaultTarget.Response created = vault().get("database/creds/orders", vault.simulator().rootToken());
+		String username = (String) created.data().get("username");
+		vault.simulator().dropDatabaseUser(created.leaseId());
+		assertThat(roleExists(username)).isFalse();
+		assertThatExceptionOfType(SQLException.class)
+			.isThrownBy(() -> login(username, (String) created.data().get("password")));
+		assertThat(vault.simulator().isLeaseAlive(created.leaseId())).isTrue();
+	}
+
+	@Test
 	void anExpiredLeaseIsRevokedByTheExpiryLoopWithinAboutASecond() throws Exception {
 		String username = (String) credentials().get("username");
 		long deadline = System.nanoTime() + Duration.ofSeconds(8).toNanos();
