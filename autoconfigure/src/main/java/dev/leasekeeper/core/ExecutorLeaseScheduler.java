@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
@@ -60,12 +61,22 @@ public final class ExecutorLeaseScheduler implements LeaseScheduler, AutoCloseab
 	public Cancellable schedule(Instant at, Runnable task) {
 		Instant now = now();
 		long delay = at.isAfter(now) ? Duration.between(now, at).toNanos() : 0;
-		ScheduledFuture<?> future = this.scheduler.schedule(guarded(task), delay, TimeUnit.NANOSECONDS);
-		return () -> future.cancel(false);
+		try {
+			ScheduledFuture<?> future = this.scheduler.schedule(guarded(task), delay, TimeUnit.NANOSECONDS);
+			return () -> future.cancel(false);
+		}
+		catch (RejectedExecutionException ex) {
+			// shut down: nothing runs any more
+			return () -> {
+			};
+		}
 	}
 
 	@Override
 	public <T> void call(Callable<T> call, BiConsumer<@Nullable T, @Nullable Exception> then) {
+		if (this.workers.isShutdown()) {
+			return;
+		}
 		this.workers.execute(guarded(() -> {
 			T result = null;
 			Exception failure = null;

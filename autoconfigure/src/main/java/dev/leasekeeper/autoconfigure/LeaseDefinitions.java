@@ -1,0 +1,132 @@
+package dev.leasekeeper.autoconfigure;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.function.Function;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.leasekeeper.autoconfigure.LeasekeeperProperties.Defaults;
+import dev.leasekeeper.autoconfigure.LeasekeeperProperties.Lease;
+import dev.leasekeeper.autoconfigure.LeasekeeperProperties.LeaseSettings;
+import dev.leasekeeper.autoconfigure.LeasekeeperProperties.OnLost;
+import dev.leasekeeper.core.InvalidPolicyException;
+import dev.leasekeeper.core.RenewalPolicy;
+
+/**
+ * Resolves each lease's settings (its own, else {@code leasekeeper.defaults}) and
+ * validates them, naming the property in its configuration form.
+ *
+ * @author Leasekeeper
+ */
+final class LeaseDefinitions {
+
+	private static final Map<String, Function<LeaseSettings, @Nullable Object>> OWN = Map.of("renew-at",
+			LeaseSettings::getRenewAt, "first-renewal-spread", LeaseSettings::getFirstRenewalSpread, "jitter",
+			LeaseSettings::getJitter, "expiry-buffer", LeaseSettings::getExpiryBuffer, "attempt-timeout",
+			LeaseSettings::getAttemptTimeout, "retry.initial-interval",
+			(lease) -> lease.getRetry().getInitialInterval(), "retry.multiplier",
+			(lease) -> lease.getRetry().getMultiplier(), "retry.max-interval",
+			(lease) -> lease.getRetry().getMaxInterval(), "retry.jitter", (lease) -> lease.getRetry().getJitter());
+
+	private LeaseDefinitions() {
+	}
+
+	/**
+	 * Validate what no single lease can: names, paths, duplicates, timeouts.
+	 */
+	static void validate(LeasekeeperProperties properties) {
+		requirePositive("leasekeeper.startup-timeout", properties.getStartupTimeout());
+		requirePositive("leasekeeper.shutdown-timeout", properties.getShutdownTimeout());
+		policy("leasekeeper.defaults", new LeaseSettings(), properties.getDefaults());
+		policy("leasekeeper.token", properties.getToken(), properties.getDefaults());
+		Map<String, String> paths = new HashMap<>();
+		String datasource = null;
+		for (Map.Entry<String, Lease> entry : properties.getLeases().entrySet()) {
+			String name = entry.getKey();
+			String prefix = "leasekeeper.leases." + name;
+			if (!name.matches("[a-z0-9]([a-z0-9-]*[a-z0-9])?")) {
+				throw new InvalidLeasekeeperPropertyException(prefix, name,
+						"a lease name must be lowercase letters, digits and dashes");
+			}
+			Lease lease = entry.getValue();
+			String path = lease.getPath();
+			if (path == null || path.isBlank()) {
+				throw new InvalidLeasekeeperPropertyException(prefix + ".path", (path != null) ? path : "",
+						"must be the Vault path of the lease, such as database/creds/orders");
+			}
+			String normalized = path.strip().replaceAll("^/+|/+$", "");
+			String other = paths.put(normalized, name);
+			if (other != null) {
+				throw new InvalidLeasekeeperPropertyException(prefix + ".path", path,
+						"already declared by leasekeeper.leases." + other
+								+ ".path; a path may be declared once (one owner per lease)");
+			}
+			if (lease.isDatasource()) {
+				if (datasource != null) {
+					throw new InvalidLeasekeeperPropertyException(prefix + ".datasource", "true",
+							"only one lease may feed spring.datasource, and leasekeeper.leases." + datasource
+									+ ".datasource is already true");
+				}
+				datasource = name;
+			}
+			if (lease.getIncrement() != null) {
+				requirePositive(prefix + ".increment", lease.getIncrement());
+			}
+			policy(prefix, lease, properties.getDefaults());
+		}
+	}
+
+	/**
+	 * Return the renewal policy of a lease: its own settings, else the defaults.
+	 * @param prefix the lease's property prefix, such as
+	 * {@code leasekeeper.leases.orders-db}
+	 */
+	static RenewalPolicy policy(String prefix, LeaseSettings lease, Defaults defaults) {
+		try {
+			return RenewalPolicy.builder()
+				.renewAt(or(lease.getRenewAt(), defaults.getRenewAt()))
+				.firstRenewalSpread(or(lease.getFirstRenewalSpread(), defaults.getFirstRenewalSpread()))
+				.jitter(or(lease.getJitter(), defaults.getJitter()))
+				.expiryBuffer(or(lease.getExpiryBuffer(), defaults.getExpiryBuffer()))
+				.attemptTimeout(or(lease.getAttemptTimeout(), defaults.getAttemptTimeout()))
+				.retryInitialInterval(
+						or(lease.getRetry().getInitialInterval(), defaults.getRetry().getInitialInterval()))
+				.retryMultiplier(or(lease.getRetry().getMultiplier(), defaults.getRetry().getMultiplier()))
+				.retryMaxInterval(or(lease.getRetry().getMaxInterval(), defaults.getRetry().getMaxInterval()))
+				.retryJitter(or(lease.getRetry().getJitter(), defaults.getRetry().getJitter()))
+				.build();
+		}
+		catch (InvalidPolicyException ex) {
+			Function<LeaseSettings, @Nullable Object> own = OWN.get(ex.getSetting());
+			boolean setHere = own != null && own.apply(lease) != null;
+			throw new InvalidLeasekeeperPropertyException(
+					(setHere ? prefix : "leasekeeper.defaults") + "." + ex.getSetting(), ex.getValue(),
+					ex.getAllowed());
+		}
+	}
+
+	static boolean revokeOnShutdown(LeaseSettings lease, Defaults defaults) {
+		return or(lease.getRevokeOnShutdown(), defaults.isRevokeOnShutdown());
+	}
+
+	static boolean revokeReplaced(LeaseSettings lease, Defaults defaults) {
+		return or(lease.getRevokeReplaced(), defaults.isRevokeReplaced());
+	}
+
+	static OnLost onLost(LeaseSettings lease, Defaults defaults) {
+		return or(lease.getOnLost(), defaults.getOnLost());
+	}
+
+	private static void requirePositive(String property, Duration value) {
+		if (value.isNegative() || value.isZero()) {
+			throw new InvalidLeasekeeperPropertyException(property, value.toString(), "must be a positive duration");
+		}
+	}
+
+	private static <T> T or(@Nullable T own, T fallback) {
+		return (own != null) ? own : fallback;
+	}
+
+}

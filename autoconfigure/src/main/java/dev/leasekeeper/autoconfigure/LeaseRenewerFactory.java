@@ -1,0 +1,87 @@
+package dev.leasekeeper.autoconfigure;
+
+import java.util.concurrent.Executor;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.leasekeeper.autoconfigure.LeasekeeperProperties.Lease;
+import dev.leasekeeper.autoconfigure.LeasekeeperProperties.LeaseSettings;
+import dev.leasekeeper.autoconfigure.LeasekeeperProperties.OnLost;
+import dev.leasekeeper.core.LeaseListener;
+import dev.leasekeeper.core.LeaseScheduler;
+import dev.leasekeeper.core.LeaseSource;
+import dev.leasekeeper.core.ManagedLease;
+import dev.leasekeeper.event.EventPublishingLeaseListener;
+import dev.leasekeeper.vault.SecretLeaseSource;
+
+import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.vault.core.VaultOperations;
+
+/**
+ * Builds the renewer of each declared lease from its properties.
+ *
+ * @author Leasekeeper
+ */
+final class LeaseRenewerFactory {
+
+	private final LeasekeeperProperties properties;
+
+	private final LeaseScheduler scheduler;
+
+	private final ApplicationEventPublisher publisher;
+
+	private final Executor events;
+
+	private final LeaseListener exitOnLoss;
+
+	LeaseRenewerFactory(LeasekeeperProperties properties, LeaseScheduler scheduler, ApplicationEventPublisher publisher,
+			Executor events, LeaseListener exitOnLoss) {
+		LeaseDefinitions.validate(properties);
+		this.properties = properties;
+		this.scheduler = scheduler;
+		this.publisher = publisher;
+		this.events = events;
+		this.exitOnLoss = exitOnLoss;
+	}
+
+	ManagedLeaseRenewer secretLease(String name, VaultOperations vault, @Nullable ManagedLeaseRenewer token) {
+		Lease lease = this.properties.getLeases().get(name);
+		if (lease == null) {
+			throw new IllegalStateException("No lease declared under leasekeeper.leases." + name);
+		}
+		LeaseSource source = new SecretLeaseSource(vault, lease.getPath(), this.scheduler.clock());
+		ManagedLease.Builder builder = builder(name, "leasekeeper.leases." + name, lease, source)
+			.onCeiling(lease.getOnCeiling())
+			.token((token != null) ? token.getLease() : null);
+		return renewer(builder.build(), lease, ManagedLeaseRenewer.SECRET_PHASE);
+	}
+
+	ManagedLeaseRenewer tokenLease(LeaseSource source) {
+		LeaseSettings token = this.properties.getToken();
+		return renewer(builder("vault-token", "leasekeeper.token", token, source).build(), token,
+				ManagedLeaseRenewer.TOKEN_PHASE);
+	}
+
+	private ManagedLease.Builder builder(String name, String prefix, LeaseSettings settings, LeaseSource source) {
+		LeasekeeperProperties.Defaults defaults = this.properties.getDefaults();
+		boolean exit = LeaseDefinitions.onLost(settings, defaults) == OnLost.EXIT;
+		ManagedLease.Builder builder = ManagedLease.builder(name, source, this.scheduler)
+			.policy(LeaseDefinitions.policy(prefix, settings, defaults))
+			.increment(settings.getIncrement())
+			.reacquireOnLoss(!exit)
+			.revokeReplaced(LeaseDefinitions.revokeReplaced(settings, defaults))
+			.listener(new EventPublishingLeaseListener(name, this.publisher, this.events));
+		if (exit) {
+			builder.listener(this.exitOnLoss);
+		}
+		return builder;
+	}
+
+	private ManagedLeaseRenewer renewer(ManagedLease lease, LeaseSettings settings, int phase) {
+		return new ManagedLeaseRenewer(lease,
+				LeaseDefinitions.revokeOnShutdown(settings, this.properties.getDefaults()),
+				this.properties.isFailFast(), this.properties.getStartupTimeout(), this.properties.getShutdownTimeout(),
+				phase);
+	}
+
+}

@@ -1,0 +1,77 @@
+package dev.leasekeeper.autoconfigure;
+
+import java.util.Map;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.leasekeeper.autoconfigure.LeasekeeperProperties.Lease;
+
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.support.BeanDefinitionRegistry;
+import org.springframework.beans.factory.support.RootBeanDefinition;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.context.EnvironmentAware;
+import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
+import org.springframework.core.env.Environment;
+import org.springframework.core.type.AnnotationMetadata;
+import org.springframework.vault.core.VaultOperations;
+
+/**
+ * Registers one {@code <leaseName>LeaseRenewer} bean per lease declared under
+ * {@code leasekeeper.leases}.
+ *
+ * @author Leasekeeper
+ */
+final class LeaseRenewerRegistrar implements ImportBeanDefinitionRegistrar, EnvironmentAware {
+
+	static final String TOKEN_RENEWER = "vaultTokenLeaseRenewer";
+
+	private @Nullable Environment environment;
+
+	@Override
+	public void setEnvironment(Environment environment) {
+		this.environment = environment;
+	}
+
+	@Override
+	public void registerBeanDefinitions(AnnotationMetadata metadata, BeanDefinitionRegistry registry) {
+		Map<String, Lease> leases = Binder.get(this.environment)
+			.bind("leasekeeper.leases", Bindable.mapOf(String.class, Lease.class))
+			.orElse(Map.of());
+		BeanFactory beanFactory = (BeanFactory) registry;
+		for (String name : leases.keySet()) {
+			RootBeanDefinition definition = new RootBeanDefinition(ManagedLeaseRenewer.class);
+			definition.setInstanceSupplier(() -> create(beanFactory, name));
+			registry.registerBeanDefinition(beanName(name), definition);
+		}
+	}
+
+	private static ManagedLeaseRenewer create(BeanFactory beanFactory, String name) {
+		LeaseRenewerFactory factory = beanFactory.getBean(LeaseRenewerFactory.class);
+		VaultOperations vault = beanFactory.getBean(VaultOperations.class);
+		ManagedLeaseRenewer token = beanFactory.containsBean(TOKEN_RENEWER)
+				? beanFactory.getBean(TOKEN_RENEWER, ManagedLeaseRenewer.class) : null;
+		return factory.secretLease(name, vault, token);
+	}
+
+	/**
+	 * Return the bean name of a lease's renewer: {@code orders-db} →
+	 * {@code ordersDbLeaseRenewer}.
+	 */
+	static String beanName(String leaseName) {
+		StringBuilder result = new StringBuilder();
+		boolean upper = false;
+		for (char c : leaseName.toCharArray()) {
+			if (c == '-' || c == '_' || c == '.') {
+				upper = result.length() > 0;
+			}
+			else {
+				result.append(upper ? Character.toUpperCase(c) : c);
+				upper = false;
+			}
+		}
+		return result + "LeaseRenewer";
+	}
+
+}

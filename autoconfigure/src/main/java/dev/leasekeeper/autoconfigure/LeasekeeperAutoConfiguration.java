@@ -1,0 +1,156 @@
+package dev.leasekeeper.autoconfigure;
+
+import java.util.List;
+
+import dev.leasekeeper.autoconfigure.LeasekeeperProperties.Vault;
+import dev.leasekeeper.core.ExecutorLeaseScheduler;
+import dev.leasekeeper.core.LeaseRegistry;
+import dev.leasekeeper.core.LeaseScheduler;
+import dev.leasekeeper.vault.LeaseSessionManager;
+import dev.leasekeeper.vault.TokenLeaseSource;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.ApplicationContext;
+import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+import org.springframework.http.client.ClientHttpRequestFactory;
+import org.springframework.vault.authentication.AppRoleAuthentication;
+import org.springframework.vault.authentication.AppRoleAuthenticationOptions;
+import org.springframework.vault.authentication.ClientAuthentication;
+import org.springframework.vault.authentication.TokenAuthentication;
+import org.springframework.vault.client.ClientHttpRequestFactoryFactory;
+import org.springframework.vault.client.VaultClients;
+import org.springframework.vault.client.VaultEndpoint;
+import org.springframework.vault.core.VaultOperations;
+import org.springframework.vault.core.VaultTemplate;
+import org.springframework.vault.support.ClientOptions;
+import org.springframework.vault.support.SslConfiguration;
+import org.springframework.web.client.RestTemplate;
+
+/**
+ * Auto-configuration for Leasekeeper: one renewer per lease declared under
+ * {@code leasekeeper.leases}, the Vault token's own renewer and a {@link VaultTemplate}
+ * that uses it (unless the application has its own {@link VaultOperations}), a
+ * {@link LeaseRegistry}, and the events.
+ *
+ * @author Leasekeeper
+ * @since 0.1.0
+ */
+@AutoConfiguration
+@ConditionalOnClass(VaultOperations.class)
+@ConditionalOnBooleanProperty(name = "leasekeeper.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(LeasekeeperProperties.class)
+@Import(LeaseRenewerRegistrar.class)
+public final class LeasekeeperAutoConfiguration {
+
+	@Bean(destroyMethod = "close")
+	@ConditionalOnMissingBean(LeaseScheduler.class)
+	ExecutorLeaseScheduler leasekeeperScheduler() {
+		return new ExecutorLeaseScheduler(4);
+	}
+
+	@Bean
+	LeasekeeperEvents leasekeeperEvents() {
+		return new LeasekeeperEvents();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	LeasekeeperExit leasekeeperExit(ApplicationContext context) {
+		return (code) -> {
+			int exitCode = (context instanceof ConfigurableApplicationContext configurable)
+					? SpringApplication.exit(configurable, () -> code) : code;
+			System.exit((exitCode != 0) ? exitCode : code);
+		};
+	}
+
+	@Bean
+	LeaseRenewerFactory leaseRenewerFactory(LeasekeeperProperties properties, LeaseScheduler scheduler,
+			ApplicationEventPublisher publisher, LeasekeeperEvents events, LeasekeeperExit exit) {
+		return new LeaseRenewerFactory(properties, scheduler, publisher, events.executor(),
+				new ExitOnLossListener(exit));
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	LeaseRegistry leaseRegistry(ObjectProvider<ManagedLeaseRenewer> renewers) {
+		List<dev.leasekeeper.core.ManagedLease> leases = renewers.orderedStream()
+			.map(ManagedLeaseRenewer::getLease)
+			.toList();
+		return new LeaseRegistry(leases);
+	}
+
+	/**
+	 * Leasekeeper's own Vault client, whose session token is the token Leasekeeper keeps
+	 * alive.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnMissingBean(VaultOperations.class)
+	static class LeasekeeperVaultConfiguration {
+
+		@Bean(LeaseRenewerRegistrar.TOKEN_RENEWER)
+		ManagedLeaseRenewer vaultTokenLeaseRenewer(LeasekeeperProperties properties, LeaseRenewerFactory factory,
+				LeaseScheduler scheduler) {
+			Vault vault = properties.getVault();
+			VaultEndpoint endpoint = VaultEndpoint.from(vault.getUri());
+			RestTemplate rest = VaultClients.createRestTemplate(endpoint, requestFactory(properties));
+			ClientAuthentication authentication = authentication(vault, rest);
+			return factory.tokenLease(new TokenLeaseSource(authentication, rest, scheduler.clock()));
+		}
+
+		@Bean
+		VaultTemplate leasekeeperVaultTemplate(LeasekeeperProperties properties,
+				ManagedLeaseRenewer vaultTokenLeaseRenewer) {
+			VaultEndpoint endpoint = VaultEndpoint.from(properties.getVault().getUri());
+			return new VaultTemplate(endpoint, requestFactory(properties),
+					new LeaseSessionManager(vaultTokenLeaseRenewer));
+		}
+
+		private static ClientHttpRequestFactory requestFactory(LeasekeeperProperties properties) {
+			// calls are bounded by the attempt timeout, so that the engine never waits on
+			// a hung connection
+			ClientOptions options = new ClientOptions(properties.getVault().getConnectionTimeout(),
+					properties.getDefaults().getAttemptTimeout());
+			return ClientHttpRequestFactoryFactory.create(options, SslConfiguration.unconfigured());
+		}
+
+		private static ClientAuthentication authentication(Vault vault, RestTemplate rest) {
+			return switch (vault.getAuthentication()) {
+				case TOKEN -> {
+					if (vault.getToken() == null || vault.getToken().isBlank()) {
+						throw new InvalidLeasekeeperPropertyException("leasekeeper.vault.token", "",
+								"must be set when leasekeeper.vault.authentication is token");
+					}
+					yield new TokenAuthentication(vault.getToken());
+				}
+				case APPROLE -> {
+					String roleId = vault.getAppRole().getRoleId();
+					String secretId = vault.getAppRole().getSecretId();
+					if (roleId == null || roleId.isBlank()) {
+						throw new InvalidLeasekeeperPropertyException("leasekeeper.vault.app-role.role-id", "",
+								"must be set when leasekeeper.vault.authentication is approle");
+					}
+					AppRoleAuthenticationOptions.AppRoleAuthenticationOptionsBuilder options = AppRoleAuthenticationOptions
+						.builder()
+						.path(vault.getAppRole().getPath())
+						.roleId(AppRoleAuthenticationOptions.RoleId.provided(roleId));
+					if (secretId != null && !secretId.isBlank()) {
+						options.secretId(AppRoleAuthenticationOptions.SecretId.provided(secretId));
+					}
+					yield new AppRoleAuthentication(options.build(), rest);
+				}
+			};
+		}
+
+	}
+
+}

@@ -1,0 +1,697 @@
+package dev.leasekeeper.autoconfigure;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.leasekeeper.core.CeilingAction;
+import dev.leasekeeper.core.RenewalPolicy;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.NestedConfigurationProperty;
+
+/**
+ * Configuration properties for Leasekeeper.
+ *
+ * @author Leasekeeper
+ * @since 0.1.0
+ */
+@ConfigurationProperties("leasekeeper")
+public class LeasekeeperProperties {
+
+	/**
+	 * Whether Leasekeeper manages the declared leases.
+	 */
+	private boolean enabled = true;
+
+	/**
+	 * Whether start-up fails when a lease cannot be obtained within the start-up timeout.
+	 */
+	private boolean failFast = true;
+
+	/**
+	 * How long start-up waits for each lease's first grant.
+	 */
+	private Duration startupTimeout = Duration.ofSeconds(30);
+
+	/**
+	 * How long shutdown waits for the revocation of the secret leases, then of the token.
+	 */
+	private Duration shutdownTimeout = Duration.ofSeconds(10);
+
+	/**
+	 * Connection to Vault, used only when the application has no VaultOperations bean of
+	 * its own.
+	 */
+	private final Vault vault = new Vault();
+
+	/**
+	 * Renewal of the Vault login token.
+	 */
+	@NestedConfigurationProperty
+	private final LeaseSettings token = new LeaseSettings();
+
+	/**
+	 * Settings every lease inherits unless it sets its own.
+	 */
+	private final Defaults defaults = new Defaults();
+
+	/**
+	 * Leases to keep alive, by name. The name is used in bean names, metric tags and
+	 * events.
+	 */
+	private Map<String, Lease> leases = new LinkedHashMap<>();
+
+	public boolean isEnabled() {
+		return this.enabled;
+	}
+
+	public void setEnabled(boolean enabled) {
+		this.enabled = enabled;
+	}
+
+	public boolean isFailFast() {
+		return this.failFast;
+	}
+
+	public void setFailFast(boolean failFast) {
+		this.failFast = failFast;
+	}
+
+	public Duration getStartupTimeout() {
+		return this.startupTimeout;
+	}
+
+	public void setStartupTimeout(Duration startupTimeout) {
+		this.startupTimeout = startupTimeout;
+	}
+
+	public Duration getShutdownTimeout() {
+		return this.shutdownTimeout;
+	}
+
+	public void setShutdownTimeout(Duration shutdownTimeout) {
+		this.shutdownTimeout = shutdownTimeout;
+	}
+
+	public Vault getVault() {
+		return this.vault;
+	}
+
+	public LeaseSettings getToken() {
+		return this.token;
+	}
+
+	public Defaults getDefaults() {
+		return this.defaults;
+	}
+
+	public Map<String, Lease> getLeases() {
+		return this.leases;
+	}
+
+	public void setLeases(Map<String, Lease> leases) {
+		this.leases = leases;
+	}
+
+	/**
+	 * How a lease is renewed; every setting left unset is inherited from
+	 * {@code leasekeeper.defaults}.
+	 */
+	public static class LeaseSettings {
+
+		/**
+		 * Fraction of the granted window at which a grant is renewed, greater than 0 and
+		 * less than 1.
+		 */
+		private @Nullable Double renewAt;
+
+		/**
+		 * How far before renew-at the first renewal of each grant may be drawn, as a
+		 * fraction of renew-at (0 to 1); spreads a fleet that obtained its grants
+		 * together.
+		 */
+		private @Nullable Double firstRenewalSpread;
+
+		/**
+		 * Fraction of the window by which later renewals are drawn early, 0 to 0.5.
+		 */
+		private @Nullable Double jitter;
+
+		/**
+		 * Time before the expiry at which the lease is treated as gone.
+		 */
+		private @Nullable Duration expiryBuffer;
+
+		/**
+		 * Longest a single call to Vault may take; never longer than the time left.
+		 */
+		private @Nullable Duration attemptTimeout;
+
+		/**
+		 * Backoff between failed attempts.
+		 */
+		private final Retry retry = new Retry();
+
+		/**
+		 * Whether the lease is revoked when the application shuts down.
+		 */
+		private @Nullable Boolean revokeOnShutdown;
+
+		/**
+		 * Whether a replaced grant is revoked once its consumers have drained.
+		 */
+		private @Nullable Boolean revokeReplaced;
+
+		/**
+		 * What to do when the lease is lost: obtain a new one, or exit the process.
+		 */
+		private @Nullable OnLost onLost;
+
+		/**
+		 * TTL to ask for at each renewal; by default the TTL Vault applies (the role's
+		 * default TTL).
+		 */
+		private @Nullable Duration increment;
+
+		public @Nullable Double getRenewAt() {
+			return this.renewAt;
+		}
+
+		public void setRenewAt(@Nullable Double renewAt) {
+			this.renewAt = renewAt;
+		}
+
+		public @Nullable Double getFirstRenewalSpread() {
+			return this.firstRenewalSpread;
+		}
+
+		public void setFirstRenewalSpread(@Nullable Double firstRenewalSpread) {
+			this.firstRenewalSpread = firstRenewalSpread;
+		}
+
+		public @Nullable Double getJitter() {
+			return this.jitter;
+		}
+
+		public void setJitter(@Nullable Double jitter) {
+			this.jitter = jitter;
+		}
+
+		public @Nullable Duration getExpiryBuffer() {
+			return this.expiryBuffer;
+		}
+
+		public void setExpiryBuffer(@Nullable Duration expiryBuffer) {
+			this.expiryBuffer = expiryBuffer;
+		}
+
+		public @Nullable Duration getAttemptTimeout() {
+			return this.attemptTimeout;
+		}
+
+		public void setAttemptTimeout(@Nullable Duration attemptTimeout) {
+			this.attemptTimeout = attemptTimeout;
+		}
+
+		public Retry getRetry() {
+			return this.retry;
+		}
+
+		public @Nullable Boolean getRevokeOnShutdown() {
+			return this.revokeOnShutdown;
+		}
+
+		public void setRevokeOnShutdown(@Nullable Boolean revokeOnShutdown) {
+			this.revokeOnShutdown = revokeOnShutdown;
+		}
+
+		public @Nullable Boolean getRevokeReplaced() {
+			return this.revokeReplaced;
+		}
+
+		public void setRevokeReplaced(@Nullable Boolean revokeReplaced) {
+			this.revokeReplaced = revokeReplaced;
+		}
+
+		public @Nullable OnLost getOnLost() {
+			return this.onLost;
+		}
+
+		public void setOnLost(@Nullable OnLost onLost) {
+			this.onLost = onLost;
+		}
+
+		public @Nullable Duration getIncrement() {
+			return this.increment;
+		}
+
+		public void setIncrement(@Nullable Duration increment) {
+			this.increment = increment;
+		}
+
+	}
+
+	/**
+	 * Backoff between failed attempts; every setting left unset is inherited.
+	 */
+	public static class Retry {
+
+		/**
+		 * First delay after a failed attempt.
+		 */
+		private @Nullable Duration initialInterval;
+
+		/**
+		 * Factor applied to the delay after each failed attempt, 1 to 100.
+		 */
+		private @Nullable Double multiplier;
+
+		/**
+		 * Longest delay between failed attempts.
+		 */
+		private @Nullable Duration maxInterval;
+
+		/**
+		 * Fraction by which each delay is randomly shortened or lengthened, at least 0
+		 * and less than 1.
+		 */
+		private @Nullable Double jitter;
+
+		public @Nullable Duration getInitialInterval() {
+			return this.initialInterval;
+		}
+
+		public void setInitialInterval(@Nullable Duration initialInterval) {
+			this.initialInterval = initialInterval;
+		}
+
+		public @Nullable Double getMultiplier() {
+			return this.multiplier;
+		}
+
+		public void setMultiplier(@Nullable Double multiplier) {
+			this.multiplier = multiplier;
+		}
+
+		public @Nullable Duration getMaxInterval() {
+			return this.maxInterval;
+		}
+
+		public void setMaxInterval(@Nullable Duration maxInterval) {
+			this.maxInterval = maxInterval;
+		}
+
+		public @Nullable Double getJitter() {
+			return this.jitter;
+		}
+
+		public void setJitter(@Nullable Double jitter) {
+			this.jitter = jitter;
+		}
+
+	}
+
+	/**
+	 * Settings every lease inherits.
+	 */
+	public static class Defaults {
+
+		/**
+		 * Fraction of the granted window at which a grant is renewed, greater than 0 and
+		 * less than 1.
+		 */
+		private double renewAt = RenewalPolicy.DEFAULT_RENEW_AT;
+
+		/**
+		 * How far before renew-at the first renewal of each grant may be drawn, as a
+		 * fraction of renew-at (0 to 1); spreads a fleet that obtained its grants
+		 * together.
+		 */
+		private double firstRenewalSpread = RenewalPolicy.DEFAULT_FIRST_RENEWAL_SPREAD;
+
+		/**
+		 * Fraction of the window by which later renewals are drawn early, 0 to 0.5.
+		 */
+		private double jitter = RenewalPolicy.DEFAULT_JITTER;
+
+		/**
+		 * Time before the expiry at which a lease is treated as gone.
+		 */
+		private Duration expiryBuffer = RenewalPolicy.DEFAULT_EXPIRY_BUFFER;
+
+		/**
+		 * Longest a single call to Vault may take; never longer than the time left.
+		 */
+		private Duration attemptTimeout = RenewalPolicy.DEFAULT_ATTEMPT_TIMEOUT;
+
+		/**
+		 * Backoff between failed attempts.
+		 */
+		private final RetryDefaults retry = new RetryDefaults();
+
+		/**
+		 * Whether leases are revoked when the application shuts down.
+		 */
+		private boolean revokeOnShutdown = true;
+
+		/**
+		 * Whether a replaced grant is revoked once its consumers have drained.
+		 */
+		private boolean revokeReplaced = true;
+
+		/**
+		 * What to do when a lease is lost: obtain a new one, or exit the process.
+		 */
+		private OnLost onLost = OnLost.REACQUIRE;
+
+		public double getRenewAt() {
+			return this.renewAt;
+		}
+
+		public void setRenewAt(double renewAt) {
+			this.renewAt = renewAt;
+		}
+
+		public double getFirstRenewalSpread() {
+			return this.firstRenewalSpread;
+		}
+
+		public void setFirstRenewalSpread(double firstRenewalSpread) {
+			this.firstRenewalSpread = firstRenewalSpread;
+		}
+
+		public double getJitter() {
+			return this.jitter;
+		}
+
+		public void setJitter(double jitter) {
+			this.jitter = jitter;
+		}
+
+		public Duration getExpiryBuffer() {
+			return this.expiryBuffer;
+		}
+
+		public void setExpiryBuffer(Duration expiryBuffer) {
+			this.expiryBuffer = expiryBuffer;
+		}
+
+		public Duration getAttemptTimeout() {
+			return this.attemptTimeout;
+		}
+
+		public void setAttemptTimeout(Duration attemptTimeout) {
+			this.attemptTimeout = attemptTimeout;
+		}
+
+		public RetryDefaults getRetry() {
+			return this.retry;
+		}
+
+		public boolean isRevokeOnShutdown() {
+			return this.revokeOnShutdown;
+		}
+
+		public void setRevokeOnShutdown(boolean revokeOnShutdown) {
+			this.revokeOnShutdown = revokeOnShutdown;
+		}
+
+		public boolean isRevokeReplaced() {
+			return this.revokeReplaced;
+		}
+
+		public void setRevokeReplaced(boolean revokeReplaced) {
+			this.revokeReplaced = revokeReplaced;
+		}
+
+		public OnLost getOnLost() {
+			return this.onLost;
+		}
+
+		public void setOnLost(OnLost onLost) {
+			this.onLost = onLost;
+		}
+
+	}
+
+	/**
+	 * Backoff every lease inherits.
+	 */
+	public static class RetryDefaults {
+
+		/**
+		 * First delay after a failed attempt.
+		 */
+		private Duration initialInterval = RenewalPolicy.DEFAULT_RETRY_INITIAL_INTERVAL;
+
+		/**
+		 * Factor applied to the delay after each failed attempt, 1 to 100.
+		 */
+		private double multiplier = RenewalPolicy.DEFAULT_RETRY_MULTIPLIER;
+
+		/**
+		 * Longest delay between failed attempts.
+		 */
+		private Duration maxInterval = RenewalPolicy.DEFAULT_RETRY_MAX_INTERVAL;
+
+		/**
+		 * Fraction by which each delay is randomly shortened or lengthened, at least 0
+		 * and less than 1.
+		 */
+		private double jitter = RenewalPolicy.DEFAULT_RETRY_JITTER;
+
+		public Duration getInitialInterval() {
+			return this.initialInterval;
+		}
+
+		public void setInitialInterval(Duration initialInterval) {
+			this.initialInterval = initialInterval;
+		}
+
+		public double getMultiplier() {
+			return this.multiplier;
+		}
+
+		public void setMultiplier(double multiplier) {
+			this.multiplier = multiplier;
+		}
+
+		public Duration getMaxInterval() {
+			return this.maxInterval;
+		}
+
+		public void setMaxInterval(Duration maxInterval) {
+			this.maxInterval = maxInterval;
+		}
+
+		public double getJitter() {
+			return this.jitter;
+		}
+
+		public void setJitter(double jitter) {
+			this.jitter = jitter;
+		}
+
+	}
+
+	/**
+	 * A declared lease.
+	 */
+	public static class Lease extends LeaseSettings {
+
+		/**
+		 * Vault path to read the lease from, such as database/creds/orders.
+		 */
+		private @Nullable String path;
+
+		/**
+		 * What to do when the lease reaches its max TTL.
+		 */
+		private CeilingAction onCeiling = CeilingAction.ROTATE;
+
+		/**
+		 * Whether the lease supplies the username and password of spring.datasource's
+		 * pool.
+		 */
+		private boolean datasource;
+
+		public @Nullable String getPath() {
+			return this.path;
+		}
+
+		public void setPath(@Nullable String path) {
+			this.path = path;
+		}
+
+		public CeilingAction getOnCeiling() {
+			return this.onCeiling;
+		}
+
+		public void setOnCeiling(CeilingAction onCeiling) {
+			this.onCeiling = onCeiling;
+		}
+
+		public boolean isDatasource() {
+			return this.datasource;
+		}
+
+		public void setDatasource(boolean datasource) {
+			this.datasource = datasource;
+		}
+
+	}
+
+	/**
+	 * Connection to Vault.
+	 */
+	public static class Vault {
+
+		/**
+		 * Address of Vault.
+		 */
+		private URI uri = URI.create("http://127.0.0.1:8200");
+
+		/**
+		 * How Leasekeeper logs in.
+		 */
+		private Authentication authentication = Authentication.TOKEN;
+
+		/**
+		 * Token to log in with, for token authentication.
+		 */
+		private @Nullable String token;
+
+		/**
+		 * AppRole to log in with, for approle authentication.
+		 */
+		private final AppRole appRole = new AppRole();
+
+		/**
+		 * Timeout for opening a connection to Vault.
+		 */
+		private Duration connectionTimeout = Duration.ofSeconds(5);
+
+		public URI getUri() {
+			return this.uri;
+		}
+
+		public void setUri(URI uri) {
+			this.uri = uri;
+		}
+
+		public Authentication getAuthentication() {
+			return this.authentication;
+		}
+
+		public void setAuthentication(Authentication authentication) {
+			this.authentication = authentication;
+		}
+
+		public @Nullable String getToken() {
+			return this.token;
+		}
+
+		public void setToken(@Nullable String token) {
+			this.token = token;
+		}
+
+		public AppRole getAppRole() {
+			return this.appRole;
+		}
+
+		public Duration getConnectionTimeout() {
+			return this.connectionTimeout;
+		}
+
+		public void setConnectionTimeout(Duration connectionTimeout) {
+			this.connectionTimeout = connectionTimeout;
+		}
+
+	}
+
+	/**
+	 * AppRole credentials.
+	 */
+	public static class AppRole {
+
+		/**
+		 * Role id.
+		 */
+		private @Nullable String roleId;
+
+		/**
+		 * Secret id.
+		 */
+		private @Nullable String secretId;
+
+		/**
+		 * Mount path of the AppRole auth method.
+		 */
+		private String path = "approle";
+
+		public @Nullable String getRoleId() {
+			return this.roleId;
+		}
+
+		public void setRoleId(@Nullable String roleId) {
+			this.roleId = roleId;
+		}
+
+		public @Nullable String getSecretId() {
+			return this.secretId;
+		}
+
+		public void setSecretId(@Nullable String secretId) {
+			this.secretId = secretId;
+		}
+
+		public String getPath() {
+			return this.path;
+		}
+
+		public void setPath(String path) {
+			this.path = path;
+		}
+
+	}
+
+	/**
+	 * How Leasekeeper logs in to Vault.
+	 */
+	public enum Authentication {
+
+		/**
+		 * A token given in leasekeeper.vault.token.
+		 */
+		TOKEN,
+
+		/**
+		 * AppRole, with leasekeeper.vault.app-role.role-id and secret-id.
+		 */
+		APPROLE
+
+	}
+
+	/**
+	 * What to do when a lease is lost.
+	 */
+	public enum OnLost {
+
+		/**
+		 * Obtain a new credential, as a rotation.
+		 */
+		REACQUIRE,
+
+		/**
+		 * Close the application context and exit with a non-zero code, so that an
+		 * orchestrator restarts the process.
+		 */
+		EXIT
+
+	}
+
+}

@@ -1,0 +1,135 @@
+package dev.leasekeeper.vault;
+
+import java.io.InterruptedIOException;
+import java.net.SocketTimeoutException;
+import java.net.http.HttpTimeoutException;
+import java.util.List;
+import java.util.Map;
+
+import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.json.JsonMapper;
+
+import dev.leasekeeper.core.LeaseSourceException;
+
+import org.springframework.web.client.ResourceAccessException;
+import org.springframework.web.client.RestClientResponseException;
+
+/**
+ * Classifies what went wrong in a call to Vault, as VAULT_SEMANTICS.md §2 says: lease
+ * messages and "past the max TTL" are permanent for that lease, 403 is the token, 429,
+ * 412, 5xx except 501 and I/O errors are transient. Messages carry Vault's error text
+ * (never a secret) and never the request.
+ *
+ * @author Leasekeeper
+ * @since 0.1.0
+ */
+public final class VaultFailures {
+
+	private static final JsonMapper json = JsonMapper.builder().build();
+
+	private VaultFailures() {
+	}
+
+	/**
+	 * Classify a failure of a call to Vault.
+	 * @param what what was being done, such as {@code renew database/creds/orders}
+	 * @param failure what the call threw
+	 * @return the classified exception
+	 */
+	public static LeaseSourceException classify(String what, Throwable failure) {
+		if (failure instanceof LeaseSourceException classified) {
+			return classified;
+		}
+		RestClientResponseException response = find(failure, RestClientResponseException.class);
+		if (response != null) {
+			return fromStatus(what, response.getStatusCode().value(), errors(response.getResponseBodyAsString()));
+		}
+		if (find(failure, SocketTimeoutException.class) != null || find(failure, HttpTimeoutException.class) != null
+				|| find(failure, InterruptedIOException.class) != null) {
+			return LeaseSourceException.transientFailure("timeout", what + ": Vault did not answer in time", null);
+		}
+		if (failure instanceof ResourceAccessException || find(failure, java.io.IOException.class) != null) {
+			return LeaseSourceException.transientFailure("io",
+					what + ": cannot reach Vault (" + rootCause(failure).getClass().getSimpleName() + ")", null);
+		}
+		return LeaseSourceException.transientFailure("unexpected",
+				what + ": unexpected failure (" + failure.getClass().getSimpleName() + ")", null);
+	}
+
+	/**
+	 * Classify a Vault answer by its status and error messages.
+	 * @param what what was being done
+	 * @param status the HTTP status
+	 * @param errors the messages of the {@code errors} array
+	 * @return the classified exception
+	 */
+	public static LeaseSourceException fromStatus(String what, int status, String errors) {
+		String message = what + ": Vault answered " + status + ((errors.isEmpty()) ? "" : " (" + errors + ")");
+		if (status == 403) {
+			return LeaseSourceException.unauthorized("permission-denied", message);
+		}
+		if (status == 429 || status == 412 || (status >= 500 && status != 501)) {
+			return LeaseSourceException.transientFailure("http-" + status, message, null);
+		}
+		if (status == 400) {
+			if (errors.contains("lease not found") || errors.contains("invalid lease")) {
+				return LeaseSourceException.gone("lease-not-found", message);
+			}
+			if (errors.contains("lease expired")) {
+				return LeaseSourceException.gone("lease-expired", message);
+			}
+			if (errors.contains("past the max TTL")) {
+				return LeaseSourceException.permanent("past-max-ttl", message);
+			}
+			if (errors.contains("not renewable")) {
+				return LeaseSourceException.permanent("not-renewable", message);
+			}
+			if (errors.contains("invalid role or secret ID")) {
+				return LeaseSourceException.permanent("invalid-credentials", message);
+			}
+		}
+		return LeaseSourceException.permanent("http-" + status, message);
+	}
+
+	/**
+	 * Return the messages of a Vault error body ({@code {"errors":[...]}}), joined, or a
+	 * short note when the body is not Vault's (an HTML page from a proxy, say). Never
+	 * returns the body itself.
+	 */
+	static String errors(@Nullable String body) {
+		if (body == null || body.isBlank()) {
+			return "";
+		}
+		try {
+			Object parsed = json.readValue(body, Object.class);
+			if (parsed instanceof Map<?, ?> map && map.get("errors") instanceof List<?> errors) {
+				return String.join("; ", errors.stream().map(String::valueOf).map(String::strip).toList());
+			}
+		}
+		catch (RuntimeException ex) {
+			// not JSON
+		}
+		return "a body that is not a Vault error";
+	}
+
+	private static <T extends Throwable> @Nullable T find(Throwable failure, Class<T> type) {
+		for (Throwable candidate = failure; candidate != null; candidate = candidate.getCause()) {
+			if (type.isInstance(candidate)) {
+				return type.cast(candidate);
+			}
+			if (candidate.getCause() == candidate) {
+				break;
+			}
+		}
+		return null;
+	}
+
+	private static Throwable rootCause(Throwable failure) {
+		Throwable root = failure;
+		while (root.getCause() != null && root.getCause() != root) {
+			root = root.getCause();
+		}
+		return root;
+	}
+
+}
