@@ -1,0 +1,126 @@
+package dev.leasekeeper.autoconfigure;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import dev.leasekeeper.core.LeaseRenewer;
+import dev.leasekeeper.core.RotationCause;
+import dev.leasekeeper.event.LeaseCeilingReachedEvent;
+import dev.leasekeeper.event.LeaseRotatedEvent;
+import dev.leasekeeper.testkit.JournalEntry;
+import dev.leasekeeper.testkit.VaultSimulatorExtension;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * At a max TTL, over real HTTP: secret leases rotate before they expire, and the token
+ * logs in again with every secret lease obtained anew before the old token expires.
+ */
+class CeilingAndTokenIntegrationTests {
+
+	@RegisterExtension
+	static VaultSimulatorExtension vault = VaultSimulatorExtension.builder()
+		.configure((builder) -> builder.databaseRole("short", Duration.ofSeconds(6), Duration.ofSeconds(9))
+			.databaseRole("orders", Duration.ofSeconds(20), Duration.ofHours(1))
+			.appRole("worker", "worker-role", "worker-secret", Duration.ofSeconds(4), Duration.ofSeconds(8)))
+		.build();
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(LeasekeeperAutoConfiguration.class))
+		.withUserConfiguration(LeasekeeperAutoConfigurationTests.Events.class)
+		.withPropertyValues("leasekeeper.defaults.first-renewal-spread=0", "leasekeeper.defaults.expiry-buffer=300ms",
+				"leasekeeper.defaults.attempt-timeout=500ms", "leasekeeper.defaults.retry.initial-interval=100ms",
+				"leasekeeper.defaults.retry.max-interval=200ms");
+
+	@Test
+	void atTheRolesMaxTtlTheCeilingIsReportedThenTheLeaseRotatedBeforeTheOldOneExpires() {
+		this.runner.withPropertyValues(vault.propertyValues())
+			.withPropertyValues("leasekeeper.leases.short-db.path=database/creds/short")
+			.run((context) -> {
+				LeasekeeperAutoConfigurationTests.Events events = context
+					.getBean(LeasekeeperAutoConfigurationTests.Events.class);
+				LeaseRenewer renewer = context.getBean("shortDbLeaseRenewer", LeaseRenewer.class);
+				String first = renewer.current().leaseId();
+				await().atMost(Duration.ofSeconds(12)).until(() -> !events.of(LeaseRotatedEvent.class).isEmpty());
+				LeaseCeilingReachedEvent ceiling = events.of(LeaseCeilingReachedEvent.class).get(0);
+				assertThat(ceiling.getGeneration()).isEqualTo(1);
+				LeaseRotatedEvent rotated = events.of(LeaseRotatedEvent.class).get(0);
+				assertThat(rotated.getGeneration()).isEqualTo(2);
+				assertThat(rotated.getCause()).isEqualTo(RotationCause.CEILING);
+				assertThat(events.received.indexOf(ceiling)).isLessThan(events.received.indexOf(rotated));
+				// obtained while the first was still valid, and the first revoked after
+				JournalEntry acquired = vault.simulator()
+					.journal((entry) -> entry.path().equals("database/creds/short"))
+					.get(1);
+				assertThat(acquired.at()).isBefore(ceiling.getHardExpiry());
+				await().atMost(Duration.ofSeconds(2)).until(() -> !vault.simulator().isLeaseAlive(first));
+				assertThat(vault.simulator()
+					.journal((entry) -> entry.path().equals("sys/leases/revoke") && first.equals(entry.leaseId())))
+					.hasSize(1);
+			});
+	}
+
+	@Test
+	void theTokenAtItsMaxTtlLogsInAgainAndEverySecretLeaseIsObtainedAgainBeforeTheOldTokenExpires() {
+		this.runner
+			.withPropertyValues("leasekeeper.vault.uri=" + vault.simulator().uri(),
+					"leasekeeper.vault.authentication=approle", "leasekeeper.vault.app-role.role-id=worker-role",
+					"leasekeeper.vault.app-role.secret-id=worker-secret",
+					"leasekeeper.leases.orders-db.path=database/creds/orders")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				LeasekeeperAutoConfigurationTests.Events events = context
+					.getBean(LeasekeeperAutoConfigurationTests.Events.class);
+				LeaseRenewer token = context.getBean("vaultTokenLeaseRenewer", LeaseRenewer.class);
+				LeaseRenewer orders = context.getBean("ordersDbLeaseRenewer", LeaseRenewer.class);
+				Instant firstTokenExpiry = Instant.now().plusSeconds(8);
+				String firstLease = orders.current().leaseId();
+				await().atMost(Duration.ofSeconds(12)).until(() -> orders.current().generation() == 2);
+				assertThat(Instant.now()).isBefore(firstTokenExpiry);
+				assertThat(token.current().generation()).isEqualTo(2);
+				List<LeaseRotatedEvent> rotations = events.of(LeaseRotatedEvent.class);
+				assertThat(rotations).anySatisfy((event) -> {
+					assertThat(event.getLeaseName()).isEqualTo("orders-db");
+					assertThat(event.getCause()).isEqualTo(RotationCause.TOKEN);
+				});
+				List<JournalEntry> logins = vault.simulator()
+					.journal((entry) -> entry.path().equals("auth/approle/login"));
+				assertThat(logins).hasSize(2);
+				String oldAccessor = vault.simulator()
+					.journal((entry) -> entry.path().equals("database/creds/orders"))
+					.get(0)
+					.accessor();
+				await().atMost(Duration.ofSeconds(3)).until(() -> !vault.simulator().isTokenAlive(oldAccessor));
+				// the old token was revoked only after the secret lease had moved on
+				List<JournalEntry> journal = vault.simulator().journal();
+				int secretRevoked = indexOf(journal, "sys/leases/revoke", firstLease);
+				int tokenRevoked = -1;
+				for (int i = 0; i < journal.size(); i++) {
+					if (journal.get(i).path().equals("auth/token/revoke-self")
+							&& oldAccessor.equals(journal.get(i).accessor())) {
+						tokenRevoked = i;
+					}
+				}
+				assertThat(secretRevoked).isNotNegative().isLessThan(tokenRevoked);
+				assertThat(vault.simulator().isLeaseAlive(orders.current().leaseId())).isTrue();
+			});
+	}
+
+	private static int indexOf(List<JournalEntry> journal, String path, String leaseId) {
+		for (int i = 0; i < journal.size(); i++) {
+			if (journal.get(i).path().equals(path) && leaseId.equals(journal.get(i).leaseId())) {
+				return i;
+			}
+		}
+		return -1;
+	}
+
+}
