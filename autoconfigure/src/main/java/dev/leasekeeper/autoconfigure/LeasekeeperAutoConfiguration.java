@@ -9,9 +9,11 @@ import dev.leasekeeper.core.LeaseScheduler;
 import dev.leasekeeper.vault.LeaseSessionManager;
 import dev.leasekeeper.vault.TokenLeaseSource;
 
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -26,6 +28,7 @@ import org.springframework.http.client.ClientHttpRequestFactory;
 import org.springframework.vault.authentication.AppRoleAuthentication;
 import org.springframework.vault.authentication.AppRoleAuthenticationOptions;
 import org.springframework.vault.authentication.ClientAuthentication;
+import org.springframework.vault.authentication.SessionManager;
 import org.springframework.vault.authentication.TokenAuthentication;
 import org.springframework.vault.client.ClientHttpRequestFactoryFactory;
 import org.springframework.vault.client.VaultClients;
@@ -89,12 +92,41 @@ public final class LeasekeeperAutoConfiguration {
 		return new LeaseRegistry(leases);
 	}
 
+	@Bean
+	static SingleOwnerVerifier leasekeeperSingleOwnerVerifier(ListableBeanFactory beanFactory,
+			LeasekeeperProperties properties) {
+		return new SingleOwnerVerifier(beanFactory, properties);
+	}
+
+	/**
+	 * The application brings the token's owner (its own {@link SessionManager}): follow
+	 * its logins.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnBean(SessionManager.class)
+	static class FollowSessionManagerConfiguration {
+
+		@Bean
+		SessionManagerFollower leasekeeperSessionManagerFollower(ListableBeanFactory beanFactory,
+				LeaseRegistry registry) {
+			return new SessionManagerFollower(beanFactory, registry);
+		}
+
+		@Bean
+		@ConditionalOnMissingBean(VaultOperations.class)
+		VaultTemplate leasekeeperVaultTemplate(LeasekeeperProperties properties, SessionManager sessionManager) {
+			return new VaultTemplate(VaultEndpoint.from(properties.getVault().getUri()),
+					LeasekeeperVaultConfiguration.requestFactory(properties), sessionManager);
+		}
+
+	}
+
 	/**
 	 * Leasekeeper's own Vault client, whose session token is the token Leasekeeper keeps
 	 * alive.
 	 */
 	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnMissingBean(VaultOperations.class)
+	@ConditionalOnMissingBean({ VaultOperations.class, SessionManager.class })
 	static class LeasekeeperVaultConfiguration {
 
 		@Bean(LeaseRenewerRegistrar.TOKEN_RENEWER)
@@ -115,7 +147,7 @@ public final class LeasekeeperAutoConfiguration {
 					new LeaseSessionManager(vaultTokenLeaseRenewer));
 		}
 
-		private static ClientHttpRequestFactory requestFactory(LeasekeeperProperties properties) {
+		static ClientHttpRequestFactory requestFactory(LeasekeeperProperties properties) {
 			// calls are bounded by the attempt timeout, so that the engine never waits on
 			// a hung connection
 			ClientOptions options = new ClientOptions(properties.getVault().getConnectionTimeout(),

@@ -12,6 +12,7 @@ import dev.leasekeeper.core.LeaseRenewer;
 import dev.leasekeeper.core.LeaseSnapshot;
 import dev.leasekeeper.core.ManagedLease;
 
+import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.InitializingBean;
 import org.springframework.context.SmartLifecycle;
 
@@ -24,7 +25,7 @@ import org.springframework.context.SmartLifecycle;
  * @author Leasekeeper
  * @since 0.1.0
  */
-public final class ManagedLeaseRenewer implements LeaseRenewer, SmartLifecycle, InitializingBean {
+public final class ManagedLeaseRenewer implements LeaseRenewer, SmartLifecycle, InitializingBean, DisposableBean {
 
 	/**
 	 * Phase of the secret leases: stopped after the web server (graceful shutdown
@@ -153,6 +154,15 @@ public final class ManagedLeaseRenewer implements LeaseRenewer, SmartLifecycle, 
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 		}
+	}
+
+	/**
+	 * Stop the lease if the context never started (a failed start-up): its grant is
+	 * revoked all the same.
+	 */
+	@Override
+	public void destroy() {
+		stop();
 	}
 
 	@Override
