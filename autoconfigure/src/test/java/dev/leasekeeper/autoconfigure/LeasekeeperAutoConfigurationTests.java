@@ -182,6 +182,22 @@ class LeasekeeperAutoConfigurationTests {
 		});
 	}
 
+	@Test
+	void withOnLostExitALostLeaseStopsTheApplicationWithANonZeroCode() {
+		withLease("leasekeeper.leases.orders-db.on-lost=exit").withUserConfiguration(RecordingExit.class)
+			.run((context) -> {
+				RecordingExit exit = context.getBean(RecordingExit.class);
+				LeaseRenewer renewer = context.getBean("ordersDbLeaseRenewer", LeaseRenewer.class);
+				vault.simulator().revokeLease(renewer.current().leaseId());
+				renewer.renewNow();
+				await().atMost(Duration.ofSeconds(5)).until(() -> exit.code != null);
+				assertThat(exit.code).isEqualTo(ExitOnLossListener.EXIT_CODE);
+				// it does not spin: no new credential is obtained
+				assertThat(renewer.current().generation()).isEqualTo(1);
+				assertThat(renewer.current().state()).isEqualTo(LeaseState.LOST);
+			});
+	}
+
 	private static int indexOf(List<JournalEntry> journal, String path, String leaseId) {
 		for (int i = 0; i < journal.size(); i++) {
 			if (journal.get(i).path().equals(path) && leaseId.equals(journal.get(i).leaseId())) {
@@ -216,6 +232,17 @@ class LeasekeeperAutoConfigurationTests {
 
 		<T extends LeaseEvent> List<T> of(Class<T> type) {
 			return this.received.stream().filter(type::isInstance).map(type::cast).toList();
+		}
+
+	}
+
+	static class RecordingExit implements LeasekeeperExit {
+
+		volatile Integer code;
+
+		@Override
+		public void exit(int exitCode) {
+			this.code = exitCode;
 		}
 
 	}
