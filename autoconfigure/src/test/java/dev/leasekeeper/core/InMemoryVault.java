@@ -11,6 +11,8 @@ import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.leasekeeper.testkit.VaultDurations;
+
 /**
  * A Vault in memory that answers as VAULT_SEMANTICS.md §1–2 says: TTLs in whole seconds,
  * max TTL measured from the issue time with both instants truncated to seconds, capping
@@ -229,8 +231,8 @@ final class InMemoryVault {
 		Duration ttl = wanted;
 		if (wanted.compareTo(remaining) > 0) {
 			ttl = remaining;
-			warnings.add("TTL of \"" + format(wanted) + "\" exceeded the effective max_ttl of \"" + format(remaining)
-					+ "\"; TTL value is capped accordingly");
+			warnings.add("TTL of \"" + VaultDurations.format(wanted) + "\" exceeded the effective max_ttl of \""
+					+ VaultDurations.format(remaining) + "\"; TTL value is capped accordingly");
 		}
 		if (ttl.compareTo(Duration.ofSeconds(1)) < 0) {
 			ttl = Duration.ofSeconds(1);
@@ -287,22 +289,6 @@ final class InMemoryVault {
 
 	private static Instant truncate(Instant instant) {
 		return instant.truncatedTo(ChronoUnit.SECONDS);
-	}
-
-	/** Durations as Vault prints them: {@code 1h}, {@code 10m}, {@code 59m58s}. */
-	static String format(Duration duration) {
-		long seconds = duration.toSeconds();
-		StringBuilder result = new StringBuilder();
-		if (seconds >= 3600) {
-			result.append(seconds / 3600).append('h');
-		}
-		if (seconds % 3600 >= 60) {
-			result.append(seconds % 3600 / 60).append('m');
-		}
-		if (seconds % 60 > 0 || result.length() == 0) {
-			result.append(seconds % 60).append('s');
-		}
-		return result.toString();
 	}
 
 	record Call(Instant at, String operation, String target) {

@@ -8,8 +8,11 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Durations as Vault reads and prints them.
+ *
+ * @author Leasekeeper
+ * @since 0.1.0
  */
-final class VaultDurations {
+public final class VaultDurations {
 
 	private static final Pattern PART = Pattern.compile("(\\d+)(h|m|s)");
 
@@ -20,7 +23,7 @@ final class VaultDurations {
 	 * Print a duration as Vault does in its warnings: {@code 1h}, {@code 10m},
 	 * {@code 59m58s}.
 	 */
-	static String format(Duration duration) {
+	public static String format(Duration duration) {
 		long seconds = duration.toSeconds();
 		StringBuilder result = new StringBuilder();
 		if (seconds >= 3600) {

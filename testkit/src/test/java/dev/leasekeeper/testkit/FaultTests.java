@@ -4,9 +4,8 @@ import java.net.ConnectException;
 import java.time.Duration;
 import java.util.Map;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -17,17 +16,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  */
 class FaultTests {
 
-	private static VaultTarget vault;
-
-	@BeforeAll
-	static void start() {
-		vault = VaultTarget.start();
-	}
-
-	@AfterAll
-	static void stop() {
-		vault.close();
-	}
+	@RegisterExtension
+	static VaultTarget vault = VaultTarget.start();
 
 	@Test
 	void anOutageRefusesConnectionsUntilItEnds() throws Exception {

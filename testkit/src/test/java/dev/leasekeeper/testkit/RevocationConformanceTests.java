@@ -3,9 +3,8 @@ package dev.leasekeeper.testkit;
 import java.time.Duration;
 import java.util.Map;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -14,17 +13,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class RevocationConformanceTests {
 
-	private static VaultTarget vault;
-
-	@BeforeAll
-	static void start() {
-		vault = VaultTarget.start();
-	}
-
-	@AfterAll
-	static void stop() {
-		vault.close();
-	}
+	@RegisterExtension
+	static VaultTarget vault = VaultTarget.start();
 
 	@Test
 	void aRevokedLeaseIsNotFoundAndRevokingItAgainSucceeds() throws Exception {

@@ -10,6 +10,8 @@ import java.util.List;
 import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -21,7 +23,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * set. On a real Vault the database role {@code leasekeeper-conformance} (default_ttl 4s,
  * max_ttl 8s) must exist: see {@code testkit/README.md}.
  */
-final class VaultTarget implements AutoCloseable {
+final class VaultTarget implements AutoCloseable, AfterAllCallback {
 
 	static final String ROLE = "leasekeeper-conformance";
 
@@ -126,6 +128,11 @@ final class VaultTarget implements AutoCloseable {
 	/** A child token of the root token with the given settings. */
 	Response createToken(Map<String, Object> settings) throws IOException, InterruptedException {
 		return post("auth/token/create", this.rootToken, settings);
+	}
+
+	@Override
+	public void afterAll(ExtensionContext context) {
+		close();
 	}
 
 	@Override
