@@ -14,6 +14,7 @@ import dev.leasekeeper.core.ManagedLease;
 import dev.leasekeeper.event.EventPublishingLeaseListener;
 import dev.leasekeeper.vault.SecretLeaseSource;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.vault.core.VaultOperations;
 
@@ -34,14 +35,17 @@ final class LeaseRenewerFactory {
 
 	private final LeaseListener exitOnLoss;
 
+	private final ObjectProvider<LeaseConsumer> consumers;
+
 	LeaseRenewerFactory(LeasekeeperProperties properties, LeaseScheduler scheduler, ApplicationEventPublisher publisher,
-			Executor events, LeaseListener exitOnLoss) {
+			Executor events, LeaseListener exitOnLoss, ObjectProvider<LeaseConsumer> consumers) {
 		LeaseDefinitions.validate(properties);
 		this.properties = properties;
 		this.scheduler = scheduler;
 		this.publisher = publisher;
 		this.events = events;
 		this.exitOnLoss = exitOnLoss;
+		this.consumers = consumers;
 	}
 
 	ManagedLeaseRenewer secretLease(String name, VaultOperations vault, @Nullable ManagedLeaseRenewer token) {
@@ -65,8 +69,13 @@ final class LeaseRenewerFactory {
 	private ManagedLease.Builder builder(String name, String prefix, LeaseSettings settings, LeaseSource source) {
 		LeasekeeperProperties.Defaults defaults = this.properties.getDefaults();
 		boolean exit = LeaseDefinitions.onLost(settings, defaults) == OnLost.EXIT;
-		ManagedLease.Builder builder = ManagedLease.builder(name, source, this.scheduler)
-			.policy(LeaseDefinitions.policy(prefix, settings, defaults))
+		ManagedLease.Builder builder = ManagedLease.builder(name, source, this.scheduler);
+		// the synchronous consumers first: they take a new credential before anyone hears
+		// of it
+		this.consumers.orderedStream()
+			.filter((consumer) -> consumer.leaseName().equals(name))
+			.forEach((consumer) -> builder.listener(consumer.listener()));
+		builder.policy(LeaseDefinitions.policy(prefix, settings, defaults))
 			.increment(settings.getIncrement())
 			.reacquireOnLoss(!exit)
 			.revokeReplaced(LeaseDefinitions.revokeReplaced(settings, defaults))

@@ -78,9 +78,10 @@ public final class LeasekeeperAutoConfiguration {
 
 	@Bean
 	LeaseRenewerFactory leaseRenewerFactory(LeasekeeperProperties properties, LeaseScheduler scheduler,
-			ApplicationEventPublisher publisher, LeasekeeperEvents events, LeasekeeperExit exit) {
+			ApplicationEventPublisher publisher, LeasekeeperEvents events, LeasekeeperExit exit,
+			ObjectProvider<LeaseConsumer> consumers) {
 		return new LeaseRenewerFactory(properties, scheduler, publisher, events.executor(),
-				new ExitOnLossListener(exit));
+				new ExitOnLossListener(exit), consumers);
 	}
 
 	@Bean

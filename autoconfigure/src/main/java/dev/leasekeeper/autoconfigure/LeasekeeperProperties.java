@@ -519,6 +519,32 @@ public class LeasekeeperProperties {
 		 */
 		private boolean datasource;
 
+		/**
+		 * Field of the lease's data that holds the pool's username, with datasource.
+		 */
+		private String usernameKey = "username";
+
+		/**
+		 * Field of the lease's data that holds the pool's password, with datasource.
+		 */
+		private String passwordKey = "password";
+
+		public String getUsernameKey() {
+			return this.usernameKey;
+		}
+
+		public void setUsernameKey(String usernameKey) {
+			this.usernameKey = usernameKey;
+		}
+
+		public String getPasswordKey() {
+			return this.passwordKey;
+		}
+
+		public void setPasswordKey(String passwordKey) {
+			this.passwordKey = passwordKey;
+		}
+
 		public @Nullable String getPath() {
 			return this.path;
 		}

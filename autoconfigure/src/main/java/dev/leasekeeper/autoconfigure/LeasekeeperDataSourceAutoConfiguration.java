@@ -1,0 +1,156 @@
+package dev.leasekeeper.autoconfigure;
+
+import java.util.Map;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.metrics.micrometer.MicrometerMetricsTrackerFactory;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import dev.leasekeeper.autoconfigure.LeasekeeperProperties.Lease;
+import dev.leasekeeper.core.LeaseScheduler;
+import dev.leasekeeper.jdbc.LeasedDataSource;
+import dev.leasekeeper.jdbc.PoolRefresher;
+
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceProperties;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ConditionContext;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.core.env.Environment;
+import org.springframework.core.type.AnnotatedTypeMetadata;
+
+/**
+ * Auto-configuration of the application's {@code DataSource} from the lease declared with
+ * {@code datasource: true}: a {@link LeasedDataSource} over a HikariCP pool built from
+ * {@code spring.datasource.*} and {@code spring.datasource.hikari.*} with the lease's
+ * username and password, rebuilt by a {@link PoolRefresher} whenever the credential is
+ * replaced. Boot's own DataSource auto-configuration backs off.
+ *
+ * @author Leasekeeper
+ * @since 0.1.0
+ */
+@AutoConfiguration(before = DataSourceAutoConfiguration.class, after = LeasekeeperAutoConfiguration.class)
+@ConditionalOnClass({ HikariDataSource.class, DataSourceProperties.class })
+@Conditional(LeasekeeperDataSourceAutoConfiguration.OnDatasourceLease.class)
+@EnableConfigurationProperties(DataSourceProperties.class)
+public final class LeasekeeperDataSourceAutoConfiguration {
+
+	private static final Log logger = LogFactory.getLog(LeasekeeperDataSourceAutoConfiguration.class);
+
+	@Bean
+	PoolRefresher leasekeeperPoolRefresher(LeasekeeperProperties properties, DataSourceProperties dataSource,
+			Environment environment, LeaseScheduler scheduler, ObjectProvider<MeterRegistry> meterRegistry) {
+		String name = datasourceLease(properties);
+		Lease lease = properties.getLeases().get(name);
+		if (dataSource.getUsername() != null || dataSource.getPassword() != null) {
+			logger.warn("spring.datasource.username and spring.datasource.password are ignored: the credential comes"
+					+ " from lease '" + name + "'");
+		}
+		HikariConfig template = new HikariConfig();
+		template.setJdbcUrl(dataSource.determineUrl());
+		String driver = dataSource.determineDriverClassName();
+		if (driver != null) {
+			template.setDriverClassName(driver);
+		}
+		Binder.get(environment).bind("spring.datasource.hikari", Bindable.ofInstance(template));
+		template.setUsername(null);
+		template.setPassword(null);
+		MeterRegistry registry = meterRegistry.getIfAvailable();
+		return new PoolRefresher(name, template, lease.getUsernameKey(), lease.getPasswordKey(),
+				(registry != null) ? new MicrometerMetricsTrackerFactory(registry) : null, scheduler.clock());
+	}
+
+	@Bean
+	LeaseConsumer leasekeeperPoolRefresherConsumer(LeasekeeperProperties properties, PoolRefresher refresher) {
+		return new LeaseConsumer(datasourceLease(properties), refresher);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean(javax.sql.DataSource.class)
+	LeasedDataSource dataSource(LeasekeeperProperties properties, PoolRefresher refresher, BeanFactory beanFactory) {
+		// the lease is obtained (and the first pool built) before the DataSource is
+		// handed out
+		beanFactory.getBean(LeaseRenewerRegistrar.beanName(datasourceLease(properties)));
+		return refresher.getDataSource();
+	}
+
+	/**
+	 * Closes the pools (draining them) before the leases are revoked: secret leases stop
+	 * in a lower phase.
+	 */
+	@Bean
+	SmartLifecycle leasekeeperPoolCloser(PoolRefresher refresher) {
+		return new SmartLifecycle() {
+
+			private volatile boolean running;
+
+			@Override
+			public void start() {
+				this.running = true;
+			}
+
+			@Override
+			public void stop() {
+				this.running = false;
+				refresher.getDataSource().close();
+			}
+
+			@Override
+			public boolean isRunning() {
+				return this.running;
+			}
+
+			@Override
+			public int getPhase() {
+				return ManagedLeaseRenewer.SECRET_PHASE + 1;
+			}
+
+		};
+	}
+
+	private static String datasourceLease(LeasekeeperProperties properties) {
+		return properties.getLeases()
+			.entrySet()
+			.stream()
+			.filter((entry) -> entry.getValue().isDatasource())
+			.map(Map.Entry::getKey)
+			.findFirst()
+			.orElseThrow(() -> new IllegalStateException("No lease has datasource: true"));
+	}
+
+	/**
+	 * Matches when a lease is declared with {@code datasource: true} and Leasekeeper is
+	 * enabled.
+	 */
+	static class OnDatasourceLease extends SpringBootCondition {
+
+		@Override
+		public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+			Binder binder = Binder.get(context.getEnvironment());
+			if (!binder.bind("leasekeeper.enabled", Boolean.class).orElse(true)) {
+				return ConditionOutcome.noMatch("leasekeeper.enabled is false");
+			}
+			Map<String, Lease> leases = binder.bind("leasekeeper.leases", Bindable.mapOf(String.class, Lease.class))
+				.orElse(Map.of());
+			return leases.values().stream().anyMatch(Lease::isDatasource)
+					? ConditionOutcome.match("a lease has datasource: true")
+					: ConditionOutcome.noMatch("no lease has datasource: true");
+		}
+
+	}
+
+}

@@ -1,0 +1,202 @@
+package dev.leasekeeper.jdbc;
+
+import java.sql.Connection;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.metrics.MetricsTrackerFactory;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import dev.leasekeeper.core.LeaseListener;
+import dev.leasekeeper.core.LeaseLossReason;
+import dev.leasekeeper.core.LeaseSnapshot;
+import dev.leasekeeper.core.RotationCause;
+
+/**
+ * The synchronous consumer of a database lease: for each new credential, builds a pool
+ * from the same Hikari settings with a generation-suffixed name, warms it with a real
+ * connection (which validates the credential), and swaps it into the
+ * {@link LeasedDataSource}; when the old credential is released, drains the old pool
+ * (soft-evict until no connection is active, bounded by the old lease's remaining time)
+ * and closes it, and only then lets the engine revoke the old lease.
+ *
+ * @author Leasekeeper
+ * @since 0.1.0
+ */
+public final class PoolRefresher implements LeaseListener {
+
+	private static final Log logger = LogFactory.getLog(PoolRefresher.class);
+
+	private final HikariConfig template;
+
+	private final String usernameKey;
+
+	private final String passwordKey;
+
+	private final @Nullable MetricsTrackerFactory metrics;
+
+	private final Clock clock;
+
+	private final LeasedDataSource dataSource;
+
+	private final Map<Integer, HikariDataSource> retired = new ConcurrentHashMap<>();
+
+	private volatile int rejections;
+
+	/**
+	 * Create a new refresher.
+	 * @param leaseName the lease whose credential feeds the pool
+	 * @param template the pool settings ({@code spring.datasource.*},
+	 * {@code spring.datasource.hikari.*})
+	 * @param usernameKey the lease's data field holding the username
+	 * @param passwordKey the lease's data field holding the password
+	 * @param metrics where each pool reports its meters, or {@code null}
+	 * @param clock the engine's clock
+	 */
+	public PoolRefresher(String leaseName, HikariConfig template, String usernameKey, String passwordKey,
+			@Nullable MetricsTrackerFactory metrics, Clock clock) {
+		this.template = template;
+		this.usernameKey = usernameKey;
+		this.passwordKey = passwordKey;
+		this.metrics = metrics;
+		this.clock = clock;
+		this.dataSource = new LeasedDataSource(leaseName);
+	}
+
+	/**
+	 * Return the data source this refresher feeds.
+	 * @return the data source
+	 */
+	public LeasedDataSource getDataSource() {
+		return this.dataSource;
+	}
+
+	/**
+	 * Return how many new credentials were rejected because they could not log in.
+	 * @return the count
+	 */
+	public int getRejections() {
+		return this.rejections;
+	}
+
+	@Override
+	public void accept(LeaseSnapshot candidate, @Nullable LeaseSnapshot previous) throws Exception {
+		HikariDataSource pool = build(candidate);
+		HikariDataSource replaced = this.dataSource.swap(pool);
+		if (replaced != null && previous != null) {
+			this.retired.put(previous.generation(), replaced);
+		}
+		else if (replaced != null) {
+			replaced.close();
+		}
+		logger.info("Lease '" + candidate.name() + "': pool " + pool.getPoolName() + " now serves connections");
+	}
+
+	HikariDataSource build(LeaseSnapshot candidate) throws Exception {
+		String username = field(candidate, this.usernameKey);
+		String password = field(candidate, this.passwordKey);
+		HikariConfig config = new HikariConfig();
+		this.template.copyStateTo(config);
+		config.setUsername(username);
+		config.setPassword(password);
+		String base = (this.template.getPoolName() != null) ? this.template.getPoolName() : candidate.name();
+		config.setPoolName(base + "-" + candidate.generation());
+		if (this.metrics != null) {
+			config.setMetricsTrackerFactory(this.metrics);
+		}
+		HikariDataSource pool;
+		try {
+			pool = new HikariDataSource(config);
+		}
+		catch (RuntimeException ex) {
+			throw rejected(candidate, ex);
+		}
+		try (Connection connection = pool.getConnection()) {
+			if (!connection.isValid(5)) {
+				throw new IllegalStateException("the connection is not valid");
+			}
+		}
+		catch (Exception ex) {
+			pool.close();
+			throw rejected(candidate, ex);
+		}
+		return pool;
+	}
+
+	private IllegalStateException rejected(LeaseSnapshot candidate, Exception cause) {
+		this.rejections++;
+		String reason = (cause instanceof java.sql.SQLException sql) ? "SQLState " + sql.getSQLState()
+				: cause.getClass().getSimpleName();
+		Throwable root = cause;
+		while (root.getCause() != null && root.getCause() != root) {
+			root = root.getCause();
+		}
+		if (root instanceof java.sql.SQLException sql) {
+			reason = "SQLState " + sql.getSQLState();
+		}
+		// never the exception's message: a driver may echo the connection settings
+		return new IllegalStateException("The credential of lease '" + candidate.name() + "' generation "
+				+ candidate.generation() + " cannot log in (" + reason + "); the current pool keeps serving");
+	}
+
+	@Override
+	public void release(LeaseSnapshot previous) {
+		HikariDataSource old = this.retired.remove(previous.generation());
+		if (old == null) {
+			return;
+		}
+		Instant deadline = (previous.validUntil() != null) ? previous.validUntil()
+				: this.clock.instant().plusSeconds(30);
+		drain(old, deadline);
+	}
+
+	private void drain(HikariDataSource old, Instant deadline) {
+		if (old.getHikariPoolMXBean() != null) {
+			old.getHikariPoolMXBean().softEvictConnections();
+			while (old.getHikariPoolMXBean().getActiveConnections() > 0 && this.clock.instant().isBefore(deadline)) {
+				// wait for borrowed connections (an open transaction) to come back
+				LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+			}
+			int active = old.getHikariPoolMXBean().getActiveConnections();
+			if (active > 0) {
+				logger.warn("Pool " + old.getPoolName() + " still had " + active
+						+ " active connections when its lease ran out; closing it");
+			}
+		}
+		old.close();
+		logger.info("Pool " + old.getPoolName() + " drained and closed");
+	}
+
+	@Override
+	public void onLost(LeaseSnapshot lease, LeaseLossReason reason, @Nullable String errorClass) {
+		this.dataSource.markUnavailable(lease.state());
+	}
+
+	@Override
+	public void onAcquired(LeaseSnapshot lease) {
+		this.dataSource.markAvailable();
+	}
+
+	@Override
+	public void onRotated(LeaseSnapshot lease, int previousGeneration, RotationCause cause) {
+		this.dataSource.markAvailable();
+	}
+
+	private static String field(LeaseSnapshot candidate, String key) {
+		Object value = candidate.data().get(key);
+		if (!(value instanceof String text) || text.isEmpty()) {
+			throw new IllegalStateException("Lease '" + candidate.name() + "' generation " + candidate.generation()
+					+ " has no '" + key + "' field");
+		}
+		return text;
+	}
+
+}

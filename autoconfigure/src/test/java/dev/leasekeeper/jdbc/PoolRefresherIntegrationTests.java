@@ -1,0 +1,241 @@
+package dev.leasekeeper.jdbc;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+import javax.sql.DataSource;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import dev.leasekeeper.autoconfigure.LeasekeeperAutoConfiguration;
+import dev.leasekeeper.autoconfigure.LeasekeeperDataSourceAutoConfiguration;
+import dev.leasekeeper.autoconfigure.LeasekeeperExit;
+import dev.leasekeeper.core.LeaseRenewer;
+import dev.leasekeeper.core.LeaseSnapshot;
+import dev.leasekeeper.core.LeaseState;
+import dev.leasekeeper.testkit.VaultSimulatorExtension;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The pool refresher on a real PostgreSQL that enforces passwords, with the simulator's
+ * database engine.
+ */
+class PoolRefresherIntegrationTests {
+
+	@RegisterExtension
+	static VaultSimulatorExtension vault = VaultSimulatorExtension.withPostgres()
+		.databaseRole("orders", Duration.ofMinutes(10), Duration.ofHours(1),
+				"GRANT SELECT, INSERT ON ALL TABLES IN SCHEMA public TO {{name}}; "
+						+ "GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO {{name}}")
+		.build();
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(LeasekeeperAutoConfiguration.class,
+				LeasekeeperDataSourceAutoConfiguration.class, DataSourceAutoConfiguration.class))
+		.withUserConfiguration(Meters.class)
+		.withPropertyValues(vault.propertyValues())
+		.withPropertyValues("leasekeeper.leases.orders-db.path=database/creds/orders",
+				"leasekeeper.leases.orders-db.datasource=true", "spring.datasource.hikari.maximum-pool-size=10",
+				"spring.datasource.hikari.pool-name=orders");
+
+	@BeforeAll
+	static void createTable() throws Exception {
+		try (Connection admin = vault.adminDataSource().getConnection();
+				Statement statement = admin.createStatement()) {
+			statement.execute("CREATE TABLE orders (id serial primary key, item text)");
+			statement.execute("INSERT INTO orders (item) VALUES ('book')");
+		}
+	}
+
+	@Test
+	void eightThreadsQueryAcrossTwentyRotationsWithoutAFailedQuery() {
+		this.runner.run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(context).hasSingleBean(DataSource.class);
+			DataSource dataSource = context.getBean(DataSource.class);
+			assertThat(dataSource).isInstanceOf(LeasedDataSource.class);
+			LeaseRenewer renewer = context.getBean("ordersDbLeaseRenewer", LeaseRenewer.class);
+			AtomicBoolean running = new AtomicBoolean(true);
+			AtomicLong queries = new AtomicLong();
+			List<Throwable> failures = new ArrayList<>();
+			Set<String> users = ConcurrentHashMap.newKeySet();
+			List<Thread> workers = new ArrayList<>();
+			for (int i = 0; i < 8; i++) {
+				Thread worker = new Thread(() -> {
+					while (running.get()) {
+						try (Connection connection = dataSource.getConnection();
+								ResultSet result = connection.createStatement()
+									.executeQuery("SELECT current_user, count(*) FROM orders")) {
+							result.next();
+							users.add(result.getString(1));
+							queries.incrementAndGet();
+						}
+						catch (Throwable ex) {
+							synchronized (failures) {
+								failures.add(ex);
+							}
+						}
+					}
+				}, "query-" + i);
+				worker.start();
+				workers.add(worker);
+			}
+			String firstUser = (String) renewer.current().data().get("username");
+			String firstPassword = (String) renewer.current().data().get("password");
+			for (int rotation = 1; rotation <= 20; rotation++) {
+				int generation = rotation + 1;
+				renewer.rotateNow();
+				await().atMost(Duration.ofSeconds(15)).until(() -> renewer.current().generation() == generation);
+				long before = queries.get();
+				await().atMost(Duration.ofSeconds(10)).until(() -> queries.get() > before + 40);
+			}
+			running.set(false);
+			for (Thread worker : workers) {
+				worker.join(10_000);
+			}
+			assertThat(failures).as("failed queries").isEmpty();
+			assertThat(queries.get()).isGreaterThan(800);
+			assertThat(users).hasSizeGreaterThanOrEqualTo(21);
+			// the first credential is gone: drained, revoked, dropped
+			await().atMost(Duration.ofSeconds(10)).until(() -> !roleExists(firstUser));
+			assertThatExceptionOfType(SQLException.class)
+				.isThrownBy(() -> DriverManager.getConnection(vault.jdbcUrl(), firstUser, firstPassword).close());
+			System.out.println(
+					"Pool refresher load: 20 rotations, " + queries.get() + " queries, " + failures.size() + " failed");
+		});
+	}
+
+	@Test
+	void aTransactionOpenOnTheOldPoolCompletesBeforeThatPoolCloses() {
+		this.runner.run((context) -> {
+			DataSource dataSource = context.getBean(DataSource.class);
+			LeaseRenewer renewer = context.getBean("ordersDbLeaseRenewer", LeaseRenewer.class);
+			String oldUser = (String) renewer.current().data().get("username");
+			try (Connection connection = dataSource.getConnection()) {
+				connection.setAutoCommit(false);
+				connection.createStatement().execute("INSERT INTO orders (item) VALUES ('pen')");
+				renewer.rotateNow();
+				await().atMost(Duration.ofSeconds(10)).until(() -> renewer.current().generation() == 2);
+				// the old pool waits for this connection: its role still exists
+				assertThat(roleExists(oldUser)).isTrue();
+				try (ResultSet result = connection.createStatement()
+					.executeQuery("SELECT current_user, count(*) FROM orders WHERE item = 'pen'")) {
+					result.next();
+					assertThat(result.getString(1)).isEqualTo(oldUser);
+				}
+				connection.commit();
+			}
+			await().atMost(Duration.ofSeconds(10)).until(() -> !roleExists(oldUser));
+		});
+	}
+
+	@Test
+	void aCredentialThatCannotLogInIsRejectedAndTheCurrentPoolKeepsServing() throws Exception {
+		this.runner.run((context) -> {
+			PoolRefresher refresher = context.getBean(PoolRefresher.class);
+			LeasedDataSource dataSource = context.getBean(LeasedDataSource.class);
+			LeaseRenewer renewer = context.getBean("ordersDbLeaseRenewer", LeaseRenewer.class);
+			LeaseSnapshot current = renewer.current();
+			Object servingPool = dataSource.getPool();
+			LeaseSnapshot bad = new LeaseSnapshot(current.name(), current.generation() + 1, "database/creds/orders/bad",
+					LeaseState.ACTIVE, current.obtainedAt(), current.ttl(), current.expiry(), current.validUntil(),
+					null, Map.of("username", current.data().get("username"), "password", "not-the-password"));
+			assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> refresher.accept(bad, current))
+				.withMessageContaining("'orders-db'")
+				.withMessageContaining("cannot log in")
+				.withMessageNotContaining("not-the-password");
+			assertThat(refresher.getRejections()).isEqualTo(1);
+			assertThat(dataSource.getPool()).isSameAs(servingPool);
+			try (Connection connection = dataSource.getConnection()) {
+				assertThat(connection.isValid(2)).isTrue();
+			}
+		});
+	}
+
+	@Test
+	void whenTheLeaseIsLostGetConnectionFailsAtOnceNamingIt() {
+		this.runner.withPropertyValues("leasekeeper.leases.orders-db.on-lost=exit")
+			.withBean(LeasekeeperExit.class, () -> (code) -> {
+			})
+			.run((context) -> {
+				DataSource dataSource = context.getBean(DataSource.class);
+				LeaseRenewer renewer = context.getBean("ordersDbLeaseRenewer", LeaseRenewer.class);
+				vault.simulator().revokeLease(renewer.current().leaseId());
+				renewer.renewNow();
+				await().atMost(Duration.ofSeconds(5)).until(() -> renewer.current().state() == LeaseState.LOST);
+				AtomicReference<SQLException> failure = new AtomicReference<>();
+				await().atMost(Duration.ofSeconds(2)).until(() -> {
+					try (Connection connection = dataSource.getConnection()) {
+						return false;
+					}
+					catch (SQLException ex) {
+						failure.set(ex);
+						return true;
+					}
+				});
+				assertThat((Throwable) failure.get()).hasMessageContaining("'orders-db'").hasMessageContaining("LOST");
+			});
+	}
+
+	@Test
+	void afterASwapThePoolMetersDescribeTheNewPoolOnly() {
+		this.runner.run((context) -> {
+			MeterRegistry meters = context.getBean(MeterRegistry.class);
+			LeaseRenewer renewer = context.getBean("ordersDbLeaseRenewer", LeaseRenewer.class);
+			assertThat(poolsOf(meters)).containsExactly("orders-1");
+			renewer.rotateNow();
+			await().atMost(Duration.ofSeconds(10)).until(() -> renewer.current().generation() == 2);
+			await().atMost(Duration.ofSeconds(10)).until(() -> poolsOf(meters).equals(Set.of("orders-2")));
+		});
+	}
+
+	private static Set<String> poolsOf(MeterRegistry meters) {
+		Set<String> pools = new java.util.TreeSet<>();
+		meters.find("hikaricp.connections").gauges().forEach((gauge) -> pools.add(gauge.getId().getTag("pool")));
+		return pools;
+	}
+
+	private static boolean roleExists(String username) throws SQLException {
+		try (Connection admin = vault.adminDataSource().getConnection();
+				ResultSet result = admin.createStatement()
+					.executeQuery("SELECT 1 FROM pg_roles WHERE rolname = '" + username + "'")) {
+			return result.next();
+		}
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class Meters {
+
+		@Bean
+		SimpleMeterRegistry meterRegistry() {
+			return new SimpleMeterRegistry();
+		}
+
+	}
+
+}
