@@ -111,6 +111,16 @@ class CeilingAndTokenIntegrationTests {
 				}
 				assertThat(secretRevoked).isNotNegative().isLessThan(tokenRevoked);
 				assertThat(vault.simulator().isLeaseAlive(orders.current().leaseId())).isTrue();
+				// one renewal stream for the token: renew-self about 0.66 x 4 s apart,
+				// never two at once
+				List<JournalEntry> tokenRenewals = vault.simulator()
+					.journal((entry) -> entry.path().equals("auth/token/renew-self")
+							&& oldAccessor.equals(entry.accessor()));
+				assertThat(tokenRenewals).isNotEmpty();
+				for (int i = 1; i < tokenRenewals.size(); i++) {
+					assertThat(Duration.between(tokenRenewals.get(i - 1).at(), tokenRenewals.get(i).at()))
+						.isGreaterThan(Duration.ofMillis(1500));
+				}
 			});
 	}
 

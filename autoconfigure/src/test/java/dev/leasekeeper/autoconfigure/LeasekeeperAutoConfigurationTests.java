@@ -94,6 +94,9 @@ class LeasekeeperAutoConfigurationTests {
 			assertThat(renewed.getLeaseName()).isEqualTo("orders-db");
 			assertThat(renewed.getGrantedTtl()).isEqualTo(Duration.ofSeconds(6));
 			assertThat(events.threads).allMatch("leasekeeper-events"::equals);
+			String password = (String) renewer.current().data().get("password");
+			assertThat(events.received)
+				.allSatisfy((event) -> assertThat(event.toString()).doesNotContain(password).contains("orders-db"));
 			List<JournalEntry> renewals = vault.simulator()
 				.journal((entry) -> leaseId.equals(entry.leaseId()) && entry.path().equals("sys/leases/renew"));
 			// one renewal stream: about 0.66 × 6 s apart, never two at once
