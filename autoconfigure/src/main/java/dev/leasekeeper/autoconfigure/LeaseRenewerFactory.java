@@ -37,8 +37,11 @@ final class LeaseRenewerFactory {
 
 	private final ObjectProvider<LeaseConsumer> consumers;
 
+	private final ObjectProvider<LeaseListenerProvider> listeners;
+
 	LeaseRenewerFactory(LeasekeeperProperties properties, LeaseScheduler scheduler, ApplicationEventPublisher publisher,
-			Executor events, LeaseListener exitOnLoss, ObjectProvider<LeaseConsumer> consumers) {
+			Executor events, LeaseListener exitOnLoss, ObjectProvider<LeaseConsumer> consumers,
+			ObjectProvider<LeaseListenerProvider> listeners) {
 		LeaseDefinitions.validate(properties);
 		this.properties = properties;
 		this.scheduler = scheduler;
@@ -46,6 +49,7 @@ final class LeaseRenewerFactory {
 		this.events = events;
 		this.exitOnLoss = exitOnLoss;
 		this.consumers = consumers;
+		this.listeners = listeners;
 	}
 
 	ManagedLeaseRenewer secretLease(String name, VaultOperations vault, @Nullable ManagedLeaseRenewer token) {
@@ -75,6 +79,7 @@ final class LeaseRenewerFactory {
 		this.consumers.orderedStream()
 			.filter((consumer) -> consumer.leaseName().equals(name))
 			.forEach((consumer) -> builder.listener(consumer.listener()));
+		this.listeners.orderedStream().forEach((provider) -> builder.listener(provider.listenerFor(name)));
 		builder.policy(LeaseDefinitions.policy(prefix, settings, defaults))
 			.increment(settings.getIncrement())
 			.reacquireOnLoss(!exit)

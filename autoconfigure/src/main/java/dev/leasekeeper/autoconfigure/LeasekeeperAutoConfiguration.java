@@ -79,9 +79,9 @@ public final class LeasekeeperAutoConfiguration {
 	@Bean
 	LeaseRenewerFactory leaseRenewerFactory(LeasekeeperProperties properties, LeaseScheduler scheduler,
 			ApplicationEventPublisher publisher, LeasekeeperEvents events, LeasekeeperExit exit,
-			ObjectProvider<LeaseConsumer> consumers) {
+			ObjectProvider<LeaseConsumer> consumers, ObjectProvider<LeaseListenerProvider> listeners) {
 		return new LeaseRenewerFactory(properties, scheduler, publisher, events.executor(),
-				new ExitOnLossListener(exit), consumers);
+				new ExitOnLossListener(exit), consumers, listeners);
 	}
 
 	@Bean
