@@ -54,6 +54,14 @@ public record LeaseSnapshot(String name, int generation, @Nullable String leaseI
 		return this.validUntil == null || !now.plus(duration).isAfter(this.validUntil);
 	}
 
+	/**
+	 * Return the lease id with its random part masked, for logs and the actuator.
+	 * @return the masked lease id, such as {@code database/creds/orders/****x7Qa}
+	 */
+	public String maskedLeaseId() {
+		return Redaction.maskLeaseId(this.leaseId);
+	}
+
 	@Override
 	public String toString() {
 		return "LeaseSnapshot[name=" + this.name + ", generation=" + this.generation + ", leaseId=" + this.leaseId
