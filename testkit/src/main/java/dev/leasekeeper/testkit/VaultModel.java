@@ -48,6 +48,8 @@ final class VaultModel {
 
 	private final Map<String, AppRole> appRoles = new ConcurrentHashMap<>();
 
+	private final java.util.Set<String> secrets = ConcurrentHashMap.newKeySet();
+
 	VaultModel(Clock clock, DatabaseBackend database, String rootToken) {
 		this.clock = clock;
 		this.database = database;
@@ -67,6 +69,7 @@ final class VaultModel {
 	synchronized void appRole(String name, String roleId, String secretId, Duration tokenTtl, Duration tokenMaxTtl,
 			@Nullable Duration tokenPeriod, List<String> policies) {
 		this.appRoles.put(roleId, new AppRole(name, roleId, secretId, tokenTtl, tokenMaxTtl, tokenPeriod, policies));
+		this.secrets.add(secretId);
 	}
 
 	synchronized void changeRole(String name, Duration defaultTtl, Duration maxTtl) {
@@ -189,6 +192,7 @@ final class VaultModel {
 		lease.expireAt = now().plus(lease.granted);
 		this.database.create(roleName, username, password, lease.expireAt.plus(VALID_UNTIL_GRACE));
 		this.leases.put(lease.id, lease);
+		this.secrets.add(password);
 		token.leases.add(lease);
 		return lease;
 	}
@@ -321,7 +325,17 @@ final class VaultModel {
 		return (first.compareTo(second) <= 0) ? first : second;
 	}
 
+	/**
+	 * Every secret value the simulator issued or was configured with: tokens, accessors,
+	 * passwords, secret ids.
+	 */
+	java.util.Set<String> secrets() {
+		return java.util.Set.copyOf(this.secrets);
+	}
+
 	private void register(Token token) {
+		this.secrets.add(token.id);
+		this.secrets.add(token.accessor);
 		this.tokensById.put(token.id, token);
 		this.tokensByAccessor.put(token.accessor, token);
 	}

@@ -269,6 +269,16 @@ public final class VaultSimulator implements AutoCloseable {
 	}
 
 	/**
+	 * Return every secret value the simulator issued or was configured with (tokens,
+	 * accessors, passwords, AppRole secret ids), so that a test can prove none of them
+	 * leaks into logs, events, metrics or endpoints.
+	 * @return the secrets
+	 */
+	public java.util.Set<String> issuedSecrets() {
+		return this.model.secrets();
+	}
+
+	/**
 	 * Return every request answered so far, in order of arrival.
 	 * @return a copy of the journal
 	 */

@@ -65,7 +65,8 @@ public final class VaultSimulatorExtension implements BeforeAllCallback, AfterAl
 
 	@Override
 	public void beforeAll(ExtensionContext context) {
-		VaultSimulator.Builder builder = VaultSimulator.builder();
+		VaultSimulator.Builder builder = VaultSimulator.builder()
+			.rootToken("hvs.root-" + java.util.UUID.randomUUID().toString().replace("-", ""));
 		if (this.postgres) {
 			this.database = EmbeddedPostgresSupport.startWithPasswords();
 			builder.database(new PostgresDatabaseBackend(this.database.getPostgresDatabase(), "postgres", this.grants));
