@@ -6,6 +6,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.metrics.micrometer.MicrometerMetricsTrackerFactory;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -13,6 +14,7 @@ import dev.leasekeeper.autoconfigure.LeasekeeperProperties.Lease;
 import dev.leasekeeper.core.LeaseScheduler;
 import dev.leasekeeper.jdbc.LeasedDataSource;
 import dev.leasekeeper.jdbc.PoolRefresher;
+import dev.leasekeeper.metrics.LeaseMetrics;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -27,7 +29,9 @@ import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceProperties;
 import org.springframework.context.SmartLifecycle;
+import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.core.env.Environment;
@@ -53,7 +57,7 @@ public final class LeasekeeperDataSourceAutoConfiguration {
 
 	@Bean
 	PoolRefresher leasekeeperPoolRefresher(LeasekeeperProperties properties, DataSourceProperties dataSource,
-			Environment environment, LeaseScheduler scheduler, ObjectProvider<MeterRegistry> meterRegistry) {
+			Environment environment, LeaseScheduler scheduler) {
 		String name = datasourceLease(properties);
 		Lease lease = properties.getLeases().get(name);
 		if (dataSource.getUsername() != null || dataSource.getPassword() != null) {
@@ -69,9 +73,7 @@ public final class LeasekeeperDataSourceAutoConfiguration {
 		Binder.get(environment).bind("spring.datasource.hikari", Bindable.ofInstance(template));
 		template.setUsername(null);
 		template.setPassword(null);
-		MeterRegistry registry = meterRegistry.getIfAvailable();
-		return new PoolRefresher(name, template, lease.getUsernameKey(), lease.getPasswordKey(),
-				(registry != null) ? new MicrometerMetricsTrackerFactory(registry) : null, scheduler.clock());
+		return new PoolRefresher(name, template, lease.getUsernameKey(), lease.getPasswordKey(), scheduler.clock());
 	}
 
 	@Bean
@@ -86,6 +88,37 @@ public final class LeasekeeperDataSourceAutoConfiguration {
 		// handed out
 		beanFactory.getBean(LeaseRenewerRegistrar.beanName(datasourceLease(properties)));
 		return refresher.getDataSource();
+	}
+
+	/**
+	 * With Micrometer: each pool reports its {@code hikaricp.*} meters (removed when it
+	 * closes), and swaps are timed. Set before the first pool is built.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(MeterRegistry.class)
+	static class PoolMetricsConfiguration {
+
+		@Bean
+		static BeanPostProcessor leasekeeperPoolRefresherMetrics(ObjectProvider<MeterRegistry> meterRegistry) {
+			return new BeanPostProcessor() {
+
+				@Override
+				public Object postProcessBeforeInitialization(Object bean, String beanName) {
+					MeterRegistry registry = (bean instanceof PoolRefresher) ? meterRegistry.getIfAvailable() : null;
+					if (bean instanceof PoolRefresher refresher && registry != null) {
+						refresher.setMetricsTrackerFactory(new MicrometerMetricsTrackerFactory(registry));
+						Timer swaps = Timer.builder(LeaseMetrics.POOL_SWAP_DURATION)
+							.description("Time from building a new pool to serving from it")
+							.tags("lease", refresher.getDataSource().getLeaseName())
+							.register(registry);
+						refresher.setSwapObserver(swaps::record);
+					}
+					return bean;
+				}
+
+			};
+		}
+
 	}
 
 	/**

@@ -63,6 +63,14 @@ public final class LeasedDataSource implements DataSource, Closeable {
 	}
 
 	/**
+	 * Return the name of the lease whose credential this data source uses.
+	 * @return the lease's name
+	 */
+	public String getLeaseName() {
+		return this.leaseName;
+	}
+
+	/**
 	 * Return the pool connections are borrowed from now.
 	 * @return the pool, or {@code null} before the first credential
 	 */

@@ -41,7 +41,7 @@ public final class PoolRefresher implements LeaseListener {
 
 	private final String passwordKey;
 
-	private final @Nullable MetricsTrackerFactory metrics;
+	private volatile @Nullable MetricsTrackerFactory metrics;
 
 	private final Clock clock;
 
@@ -51,6 +51,9 @@ public final class PoolRefresher implements LeaseListener {
 
 	private volatile int rejections;
 
+	private volatile java.util.function.Consumer<java.time.Duration> swapObserver = (duration) -> {
+	};
+
 	/**
 	 * Create a new refresher.
 	 * @param leaseName the lease whose credential feeds the pool
@@ -58,15 +61,12 @@ public final class PoolRefresher implements LeaseListener {
 	 * {@code spring.datasource.hikari.*})
 	 * @param usernameKey the lease's data field holding the username
 	 * @param passwordKey the lease's data field holding the password
-	 * @param metrics where each pool reports its meters, or {@code null}
 	 * @param clock the engine's clock
 	 */
-	public PoolRefresher(String leaseName, HikariConfig template, String usernameKey, String passwordKey,
-			@Nullable MetricsTrackerFactory metrics, Clock clock) {
+	public PoolRefresher(String leaseName, HikariConfig template, String usernameKey, String passwordKey, Clock clock) {
 		this.template = template;
 		this.usernameKey = usernameKey;
 		this.passwordKey = passwordKey;
-		this.metrics = metrics;
 		this.clock = clock;
 		this.dataSource = new LeasedDataSource(leaseName);
 	}
@@ -80,6 +80,23 @@ public final class PoolRefresher implements LeaseListener {
 	}
 
 	/**
+	 * Set where each new pool reports its meters.
+	 * @param metrics the metrics tracker factory
+	 */
+	public void setMetricsTrackerFactory(MetricsTrackerFactory metrics) {
+		this.metrics = metrics;
+	}
+
+	/**
+	 * Set what hears how long each swap took, from building the new pool to serving from
+	 * it.
+	 * @param swapObserver the observer
+	 */
+	public void setSwapObserver(java.util.function.Consumer<java.time.Duration> swapObserver) {
+		this.swapObserver = swapObserver;
+	}
+
+	/**
 	 * Return how many new credentials were rejected because they could not log in.
 	 * @return the count
 	 */
@@ -89,6 +106,7 @@ public final class PoolRefresher implements LeaseListener {
 
 	@Override
 	public void accept(LeaseSnapshot candidate, @Nullable LeaseSnapshot previous) throws Exception {
+		long start = System.nanoTime();
 		HikariDataSource pool = build(candidate);
 		HikariDataSource replaced = this.dataSource.swap(pool);
 		if (replaced != null && previous != null) {
@@ -97,6 +115,7 @@ public final class PoolRefresher implements LeaseListener {
 		else if (replaced != null) {
 			replaced.close();
 		}
+		this.swapObserver.accept(java.time.Duration.ofNanos(System.nanoTime() - start));
 		logger.info("Lease '" + candidate.name() + "': pool " + pool.getPoolName() + " now serves connections");
 	}
 

@@ -60,6 +60,12 @@ public final class LeaseMetrics implements MeterBinder {
 	/** Counter of new logins of the token. */
 	public static final String REAUTHENTICATIONS = "leasekeeper.reauthentications";
 
+	/**
+	 * Timer of pool swaps, from building the new pool to serving from it, tagged
+	 * {@code lease}.
+	 */
+	public static final String POOL_SWAP_DURATION = "leasekeeper.pool.swap.duration";
+
 	/** Counter of leases lost. */
 	public static final String LOST = "leasekeeper.leases.lost";
 

@@ -19,6 +19,7 @@ import dev.leasekeeper.testkit.JournalEntry;
 import dev.leasekeeper.testkit.VaultSimulatorExtension;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -62,6 +63,20 @@ class LeasekeeperAutoConfigurationTests {
 			assertThat(context.getBean(LeaseRegistry.class).get("orders-db")).isPresent();
 			assertThat(context.getBean(VaultOperations.class)).isInstanceOf(VaultTemplate.class);
 		});
+	}
+
+	@Test
+	void withoutMicrometerActuatorOrHikariTheLeasesStillWork() {
+		withLease()
+			.withConfiguration(AutoConfigurations.of(LeasekeeperMetricsAutoConfiguration.class,
+					LeasekeeperActuatorAutoConfiguration.class, LeasekeeperDataSourceAutoConfiguration.class))
+			.withClassLoader(new FilteredClassLoader("io.micrometer", "org.springframework.boot.actuate",
+					"org.springframework.boot.health", "com.zaxxer"))
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(context.getBean("ordersDbLeaseRenewer", LeaseRenewer.class).current().generation())
+					.isEqualTo(1);
+			});
 	}
 
 	@Test

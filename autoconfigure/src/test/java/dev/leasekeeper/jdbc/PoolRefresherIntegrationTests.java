@@ -211,6 +211,8 @@ class PoolRefresherIntegrationTests {
 			renewer.rotateNow();
 			await().atMost(Duration.ofSeconds(10)).until(() -> renewer.current().generation() == 2);
 			await().atMost(Duration.ofSeconds(10)).until(() -> poolsOf(meters).equals(Set.of("orders-2")));
+			assertThat(meters.get("leasekeeper.pool.swap.duration").tag("lease", "orders-db").timer().count())
+				.isEqualTo(2);
 		});
 	}
 

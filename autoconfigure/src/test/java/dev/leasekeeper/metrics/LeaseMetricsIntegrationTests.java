@@ -69,6 +69,19 @@ class LeaseMetricsIntegrationTests {
 	}
 
 	@Test
+	void bootBindsTheMetersAndTheyCanBeSwitchedOff() {
+		ApplicationContextRunner withBootMetrics = this.runner.withConfiguration(AutoConfigurations.of(
+				org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration.class,
+				org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration.class));
+		withBootMetrics.run((context) -> assertThat(
+				context.getBean(MeterRegistry.class).find(LeaseMetrics.RENEWALS).tags("lease", "short-db").counters())
+			.hasSize(LeaseMetrics.OUTCOMES.size()));
+		withBootMetrics.withPropertyValues("management.metrics.enable.leasekeeper=false")
+			.run((context) -> assertThat(context.getBean(MeterRegistry.class).find(LeaseMetrics.RENEWALS).counters())
+				.isEmpty());
+	}
+
+	@Test
 	void aCappedRenewalAndARotationAreCountedAndTheRemainingMarginRecorded() {
 		this.runner.run((context) -> {
 			MeterRegistry registry = new SimpleMeterRegistry();
