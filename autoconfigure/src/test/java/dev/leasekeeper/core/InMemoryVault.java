@@ -96,6 +96,19 @@ final class InMemoryVault {
 		return this.journal.stream().filter((call) -> call.operation().equals(operation)).count();
 	}
 
+	/** Vault's expiry of a lease or token, or {@code null} when unknown. */
+	@Nullable Instant expiryOf(String leaseId) {
+		Lease lease = this.leases.containsKey(leaseId) ? this.leases.get(leaseId) : this.tokens.get(leaseId);
+		return (lease != null) ? lease.expireAt : null;
+	}
+
+	/** Every secret lease and token id ever issued. */
+	java.util.Set<String> issued() {
+		java.util.Set<String> ids = new java.util.HashSet<>(this.leases.keySet());
+		ids.addAll(this.tokens.keySet());
+		return ids;
+	}
+
 	boolean isAlive(String leaseId) {
 		Lease lease = this.leases.containsKey(leaseId) ? this.leases.get(leaseId) : this.tokens.get(leaseId);
 		return lease != null && !lease.revoked && now().isBefore(lease.expireAt)
