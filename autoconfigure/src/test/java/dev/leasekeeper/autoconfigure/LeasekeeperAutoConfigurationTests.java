@@ -188,8 +188,12 @@ class LeasekeeperAutoConfigurationTests {
 			await().atMost(Duration.ofSeconds(6))
 				.until(() -> java.time.Duration.between(java.time.Instant.now(), renewal).toMillis() < 50);
 			vault.simulator().outage(true);
+			java.time.Instant outageEnd = java.time.Instant.now().plusMillis(400);
 			try {
-				Thread.sleep(400);
+				// the renewal falls in the outage and is retried
+				await().atMost(Duration.ofSeconds(5))
+					.until(() -> renewer.current().state() == LeaseState.RETRYING
+							&& java.time.Instant.now().isAfter(outageEnd));
 			}
 			finally {
 				vault.simulator().outage(false);
