@@ -112,6 +112,8 @@ public final class ManagedLease implements LeaseRenewer {
 
 	private boolean releasing;
 
+	private boolean refusalReported;
+
 	private boolean stopped;
 
 	private volatile LeaseSnapshot snapshot;
@@ -472,6 +474,7 @@ public final class ManagedLease implements LeaseRenewer {
 		this.fullTtl = next.grant().ttl();
 		resetFailures();
 		this.needsNewGrant = false;
+		this.refusalReported = false;
 		if (this.token == null || next.tokenGeneration() == this.token.generation) {
 			// what was asked for while the grant was being obtained is satisfied by it
 			this.pending = null;
@@ -580,10 +583,15 @@ public final class ManagedLease implements LeaseRenewer {
 		LeaseSnapshot now = this.snapshot;
 		int attempt = this.failures;
 		notifyListeners((listener) -> listener.onFailure(now, failure, attempt, nextAttempt));
-		if (current == null && refused && this.state != LeaseState.LOST) {
+		if (current == null && refused) {
 			this.state = LeaseState.LOST;
-			notifyListeners(
-					(listener) -> listener.onLost(this.snapshot, LeaseLossReason.REFUSED, failure.getErrorClass()));
+			if (!this.refusalReported) {
+				// once per loss, not at every attempt to obtain the lease again
+				this.refusalReported = true;
+				publish();
+				LeaseSnapshot lost = this.snapshot;
+				notifyListeners((listener) -> listener.onLost(lost, LeaseLossReason.REFUSED, failure.getErrorClass()));
+			}
 		}
 		if (nextAttempt != null) {
 			arm(nextAttempt, Action.ACQUIRE);
@@ -736,6 +744,7 @@ public final class ManagedLease implements LeaseRenewer {
 	}
 
 	private void afterLoss(LeaseLossReason reason, @Nullable String errorClass) {
+		this.refusalReported = true;
 		publish();
 		LeaseSnapshot lost = this.snapshot;
 		notifyListeners((listener) -> listener.onLost(lost, reason, errorClass));

@@ -161,6 +161,21 @@ class RotationTests {
 	}
 
 	@Test
+	void aLeaseThatCannotBeObtainedAgainIsReportedLostOnceWhileItKeepsTrying() {
+		this.fixture.vault.role("orders", HOUR, Duration.ofHours(768));
+		ManagedLease lease = this.fixture.started(this.fixture.secretLease("orders", "orders").policy(this.noSpread));
+		this.fixture.vault.revokeOutOfBand(lease.current().leaseId());
+		this.fixture.vault.failNext(1000, LeaseSourceException.permanent("unknown-role", "unknown role: orders"));
+		this.fixture.advance(HOUR);
+		assertThat(this.fixture.vault.count("acquire")).isGreaterThan(10);
+		assertThat(lease.current().state()).isEqualTo(LeaseState.LOST);
+		assertThat(this.fixture.listener.count("lost")).isEqualTo(1);
+		this.fixture.vault.failNext(0, LeaseSourceException.permanent("unknown-role", "unknown role: orders"));
+		this.fixture.advance(Duration.ofMinutes(1));
+		assertThat(lease.current().generation()).isEqualTo(2);
+	}
+
+	@Test
 	void aFleetThatReachesItsCeilingsTogetherDoesNotRotateTogether() {
 		this.fixture.vault.role("orders", HOUR, Duration.ofHours(3));
 		List<ManagedLease> leases = new ArrayList<>();
