@@ -1,8 +1,5 @@
 package dev.leasekeeper.autoconfigure;
 
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 
@@ -48,11 +45,11 @@ class ShutdownIntegrationTests {
 					.journal((entry) -> entry.path().equals("database/creds/orders"))
 					.get(0)
 					.accessor();
-				assertThat(roleExists(state[1])).isTrue();
+				assertThat(vault.databaseRoleExists(state[1])).isTrue();
 			});
 		assertThat(vault.simulator().isLeaseAlive(state[0])).isFalse();
 		assertThat(vault.simulator().isTokenAlive(state[2])).isFalse();
-		assertThat(roleExists(state[1])).isFalse();
+		assertThat(vault.databaseRoleExists(state[1])).isFalse();
 		List<String> shutdown = vault.simulator()
 			.journal((entry) -> entry.path().equals("sys/leases/revoke")
 					|| entry.path().equals("auth/token/revoke-self"))
@@ -60,14 +57,6 @@ class ShutdownIntegrationTests {
 			.map(JournalEntry::path)
 			.toList();
 		assertThat(shutdown).containsExactly("sys/leases/revoke", "auth/token/revoke-self");
-	}
-
-	private static boolean roleExists(String username) throws SQLException {
-		try (Connection admin = vault.adminDataSource().getConnection();
-				ResultSet result = admin.createStatement()
-					.executeQuery("SELECT 1 FROM pg_roles WHERE rolname = '" + username + "'")) {
-			return result.next();
-		}
 	}
 
 }

@@ -122,7 +122,7 @@ class PoolRefresherIntegrationTests {
 			assertThat(queries.get()).isGreaterThan(800);
 			assertThat(users).hasSizeGreaterThanOrEqualTo(21);
 			// the first credential is gone: drained, revoked, dropped
-			await().atMost(Duration.ofSeconds(10)).until(() -> !roleExists(firstUser));
+			await().atMost(Duration.ofSeconds(10)).until(() -> !vault.databaseRoleExists(firstUser));
 			assertThatExceptionOfType(SQLException.class)
 				.isThrownBy(() -> DriverManager.getConnection(vault.jdbcUrl(), firstUser, firstPassword).close());
 			System.out.println(
@@ -142,7 +142,7 @@ class PoolRefresherIntegrationTests {
 				renewer.rotateNow();
 				await().atMost(Duration.ofSeconds(10)).until(() -> renewer.current().generation() == 2);
 				// the old pool waits for this connection: its role still exists
-				assertThat(roleExists(oldUser)).isTrue();
+				assertThat(vault.databaseRoleExists(oldUser)).isTrue();
 				try (ResultSet result = connection.createStatement()
 					.executeQuery("SELECT current_user, count(*) FROM orders WHERE item = 'pen'")) {
 					result.next();
@@ -150,7 +150,7 @@ class PoolRefresherIntegrationTests {
 				}
 				connection.commit();
 			}
-			await().atMost(Duration.ofSeconds(10)).until(() -> !roleExists(oldUser));
+			await().atMost(Duration.ofSeconds(10)).until(() -> !vault.databaseRoleExists(oldUser));
 		});
 	}
 
@@ -220,14 +220,6 @@ class PoolRefresherIntegrationTests {
 		Set<String> pools = new java.util.TreeSet<>();
 		meters.find("hikaricp.connections").gauges().forEach((gauge) -> pools.add(gauge.getId().getTag("pool")));
 		return pools;
-	}
-
-	private static boolean roleExists(String username) throws SQLException {
-		try (Connection admin = vault.adminDataSource().getConnection();
-				ResultSet result = admin.createStatement()
-					.executeQuery("SELECT 1 FROM pg_roles WHERE rolname = '" + username + "'")) {
-			return result.next();
-		}
 	}
 
 	@Configuration(proxyBeanMethods = false)

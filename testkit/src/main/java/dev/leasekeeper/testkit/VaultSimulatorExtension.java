@@ -6,6 +6,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+
 import javax.sql.DataSource;
 
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
@@ -102,6 +107,23 @@ public final class VaultSimulatorExtension implements BeforeAllCallback, AfterAl
 	 */
 	public DataSource adminDataSource() {
 		return postgres().getPostgresDatabase();
+	}
+
+	/**
+	 * Return whether a database role exists in the embedded PostgreSQL (Vault's
+	 * revocation drops it).
+	 * @param username the role's name
+	 * @return whether it exists
+	 * @throws SQLException if PostgreSQL cannot be asked
+	 */
+	public boolean databaseRoleExists(String username) throws SQLException {
+		try (Connection admin = adminDataSource().getConnection();
+				PreparedStatement query = admin.prepareStatement("SELECT 1 FROM pg_roles WHERE rolname = ?")) {
+			query.setString(1, username);
+			try (ResultSet result = query.executeQuery()) {
+				return result.next();
+			}
+		}
 	}
 
 	/**

@@ -81,7 +81,7 @@ class DatabaseEngineConformanceTests {
 		String password = (String) created.data().get("password");
 		try (Connection open = login(username, password)) {
 			vault().put("sys/leases/revoke", vault.simulator().rootToken(), Map.of("lease_id", created.leaseId()));
-			assertThat(roleExists(username)).isFalse();
+			assertThat(vault.databaseRoleExists(username)).isFalse();
 			assertThat(open.isValid(2)).isTrue();
 			assertThatExceptionOfType(SQLException.class)
 				.isThrownBy(() -> open.createStatement().executeQuery("SELECT * FROM orders"))
@@ -95,7 +95,7 @@ class DatabaseEngineConformanceTests {
 		VaultTarget.Response created = vault().get("database/creds/orders", vault.simulator().rootToken());
 		String username = (String) created.data().get("username");
 		vault.simulator().dropDatabaseUser(created.leaseId());
-		assertThat(roleExists(username)).isFalse();
+		assertThat(vault.databaseRoleExists(username)).isFalse();
 		assertThatExceptionOfType(SQLException.class)
 			.isThrownBy(() -> login(username, (String) created.data().get("password")));
 		assertThat(vault.simulator().isLeaseAlive(created.leaseId())).isTrue();
@@ -105,10 +105,10 @@ class DatabaseEngineConformanceTests {
 	void anExpiredLeaseIsRevokedByTheExpiryLoopWithinAboutASecond() throws Exception {
 		String username = (String) credentials().get("username");
 		long deadline = System.nanoTime() + Duration.ofSeconds(8).toNanos();
-		while (roleExists(username) && System.nanoTime() < deadline) {
+		while (vault.databaseRoleExists(username) && System.nanoTime() < deadline) {
 			Thread.onSpinWait();
 		}
-		assertThat(roleExists(username)).isFalse();
+		assertThat(vault.databaseRoleExists(username)).isFalse();
 	}
 
 	private static VaultTarget vault() {
@@ -134,14 +134,6 @@ class DatabaseEngineConformanceTests {
 					.executeQuery("SELECT rolvaliduntil FROM pg_roles WHERE rolname = '" + username + "'")) {
 			result.next();
 			return result.getTimestamp(1).toInstant();
-		}
-	}
-
-	private static boolean roleExists(String username) throws SQLException {
-		try (Connection admin = vault.adminDataSource().getConnection();
-				ResultSet result = admin.createStatement()
-					.executeQuery("SELECT 1 FROM pg_roles WHERE rolname = '" + username + "'")) {
-			return result.next();
 		}
 	}
 
