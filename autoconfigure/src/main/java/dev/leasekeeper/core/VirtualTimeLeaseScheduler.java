@@ -122,18 +122,6 @@ public final class VirtualTimeLeaseScheduler implements LeaseScheduler {
 	}
 
 	/**
-	 * Return the instant of the next task that has not been called off.
-	 * @return the instant, or {@code null} when nothing is queued
-	 */
-	public @Nullable Instant nextTaskAt() {
-		return this.queue.stream()
-			.filter((task) -> !task.cancelled)
-			.map((task) -> task.at)
-			.min(Instant::compareTo)
-			.orElse(null);
-	}
-
-	/**
 	 * Return how many tasks are queued and not called off.
 	 * @return the count
 	 */

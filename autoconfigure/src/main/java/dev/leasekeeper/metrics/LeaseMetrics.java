@@ -159,12 +159,8 @@ public final class LeaseMetrics implements MeterBinder {
 		LeaseMeters(MeterRegistry registry, String name, Supplier<LeaseSnapshot> lease) {
 			this.token = "vault-token".equals(name);
 			for (String outcome : OUTCOMES) {
-				this.renewals.put(outcome,
-						Counter.builder(RENEWALS)
-							.description("Renewal attempts by outcome")
-							.baseUnit("attempts")
-							.tags("lease", name, "outcome", outcome)
-							.register(registry));
+				this.renewals.put(outcome, counter(registry, RENEWALS, "Renewal attempts by outcome", "attempts",
+						"lease", name, "outcome", outcome));
 			}
 			for (String outcome : List.of("renewed", "capped")) {
 				this.durations.put(outcome,
@@ -174,33 +170,18 @@ public final class LeaseMetrics implements MeterBinder {
 							.register(registry));
 			}
 			for (String cause : CAUSES) {
-				this.rotations.put(cause,
-						Counter.builder(ROTATIONS)
-							.description("New generations of the lease by cause")
-							.baseUnit("rotations")
-							.tags("lease", name, "cause", cause)
-							.register(registry));
+				this.rotations.put(cause, counter(registry, ROTATIONS, "New generations of the lease by cause",
+						"rotations", "lease", name, "cause", cause));
 			}
 			this.remainingAtRenewal = DistributionSummary.builder(RENEWAL_REMAINING)
 				.description("Seconds left on the window when a renewal succeeded")
 				.baseUnit("seconds")
 				.tags("lease", name)
 				.register(registry);
-			this.retries = Counter.builder(RETRIES)
-				.description("Failed attempts that are retried")
-				.baseUnit("attempts")
-				.tags("lease", name)
-				.register(registry);
-			this.reauthentications = Counter.builder(REAUTHENTICATIONS)
-				.description("New logins of the Vault token")
-				.baseUnit("logins")
-				.tags("lease", name)
-				.register(registry);
-			this.lost = Counter.builder(LOST)
-				.description("Leases lost: expired or refused")
-				.baseUnit("leases")
-				.tags("lease", name)
-				.register(registry);
+			this.retries = counter(registry, RETRIES, "Failed attempts that are retried", "attempts", "lease", name);
+			this.reauthentications = counter(registry, REAUTHENTICATIONS, "New logins of the Vault token", "logins",
+					"lease", name);
+			this.lost = counter(registry, LOST, "Leases lost: expired or refused", "leases", "lease", name);
 			Gauge.builder(LEASE_REMAINING, lease, (current) -> remaining(current.get()))
 				.description("Seconds the credential is still vouched for")
 				.baseUnit("seconds")
@@ -210,6 +191,11 @@ public final class LeaseMetrics implements MeterBinder {
 				.description("1 when no renewal succeeded for longer than one window")
 				.tags("lease", name)
 				.register(registry);
+		}
+
+		private static Counter counter(MeterRegistry registry, String name, String description, String unit,
+				String... tags) {
+			return Counter.builder(name).description(description).baseUnit(unit).tags(tags).register(registry);
 		}
 
 		void renewed(LeaseRenewal renewal) {
