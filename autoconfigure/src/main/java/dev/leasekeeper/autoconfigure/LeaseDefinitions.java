@@ -1,5 +1,6 @@
 package dev.leasekeeper.autoconfigure;
 
+import java.net.URI;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -7,10 +8,12 @@ import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.leasekeeper.autoconfigure.LeasekeeperProperties.Authentication;
 import dev.leasekeeper.autoconfigure.LeasekeeperProperties.Defaults;
 import dev.leasekeeper.autoconfigure.LeasekeeperProperties.Lease;
 import dev.leasekeeper.autoconfigure.LeasekeeperProperties.LeaseSettings;
 import dev.leasekeeper.autoconfigure.LeasekeeperProperties.OnLost;
+import dev.leasekeeper.autoconfigure.LeasekeeperProperties.Vault;
 import dev.leasekeeper.core.InvalidPolicyException;
 import dev.leasekeeper.core.RenewalPolicy;
 
@@ -39,8 +42,12 @@ final class LeaseDefinitions {
 	static void validate(LeasekeeperProperties properties) {
 		requirePositive("leasekeeper.startup-timeout", properties.getStartupTimeout());
 		requirePositive("leasekeeper.shutdown-timeout", properties.getShutdownTimeout());
+		vault(properties.getVault());
 		policy("leasekeeper.defaults", new LeaseSettings(), properties.getDefaults());
 		policy("leasekeeper.token", properties.getToken(), properties.getDefaults());
+		if (properties.getToken().getIncrement() != null) {
+			requirePositive("leasekeeper.token.increment", properties.getToken().getIncrement());
+		}
 		Map<String, String> paths = new HashMap<>();
 		String datasource = null;
 		for (Map.Entry<String, Lease> entry : properties.getLeases().entrySet()) {
@@ -74,6 +81,10 @@ final class LeaseDefinitions {
 			if (lease.getIncrement() != null) {
 				requirePositive(prefix + ".increment", lease.getIncrement());
 			}
+			requireText(prefix + ".username-key", lease.getUsernameKey(),
+					"must name the field of the secret that holds the username, such as username");
+			requireText(prefix + ".password-key", lease.getPasswordKey(),
+					"must name the field of the secret that holds the password, such as password");
 			policy(prefix, lease, properties.getDefaults());
 		}
 	}
@@ -117,6 +128,26 @@ final class LeaseDefinitions {
 
 	static OnLost onLost(LeaseSettings lease, Defaults defaults) {
 		return or(lease.getOnLost(), defaults.getOnLost());
+	}
+
+	private static void vault(Vault vault) {
+		requirePositive("leasekeeper.vault.connection-timeout", vault.getConnectionTimeout());
+		URI uri = vault.getUri();
+		String scheme = uri.getScheme();
+		if (!("http".equalsIgnoreCase(scheme) || "https".equalsIgnoreCase(scheme)) || uri.getHost() == null) {
+			throw new InvalidLeasekeeperPropertyException("leasekeeper.vault.uri", uri.toString(),
+					"must be an http or https address with a host, such as https://vault.example.com:8200");
+		}
+		if (vault.getAuthentication() == Authentication.APPROLE) {
+			requireText("leasekeeper.vault.app-role.path", vault.getAppRole().getPath(),
+					"must be the path the AppRole auth method is mounted at, such as approle");
+		}
+	}
+
+	private static void requireText(String property, @Nullable String value, String allowed) {
+		if (value == null || value.isBlank()) {
+			throw new InvalidLeasekeeperPropertyException(property, (value != null) ? value : "", allowed);
+		}
 	}
 
 	private static void requirePositive(String property, Duration value) {

@@ -14,7 +14,6 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -22,6 +21,7 @@ import org.springframework.context.ApplicationContext;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.http.client.ClientHttpRequestFactory;
@@ -50,7 +50,7 @@ import org.springframework.web.client.RestTemplate;
  */
 @AutoConfiguration
 @ConditionalOnClass(VaultOperations.class)
-@ConditionalOnBooleanProperty(name = "leasekeeper.enabled", matchIfMissing = true)
+@Conditional(OnLeasekeeperEnabledCondition.class)
 @EnableConfigurationProperties(LeasekeeperProperties.class)
 @Import(LeaseRenewerRegistrar.class)
 public final class LeasekeeperAutoConfiguration {

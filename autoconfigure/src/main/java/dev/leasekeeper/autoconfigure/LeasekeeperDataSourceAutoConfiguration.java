@@ -11,7 +11,9 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import dev.leasekeeper.autoconfigure.LeasekeeperProperties.Lease;
+import dev.leasekeeper.core.LeaseRenewer;
 import dev.leasekeeper.core.LeaseScheduler;
+import dev.leasekeeper.core.RotationCause;
 import dev.leasekeeper.jdbc.LeasedDataSource;
 import dev.leasekeeper.jdbc.PoolRefresher;
 import dev.leasekeeper.metrics.LeaseMetrics;
@@ -86,7 +88,9 @@ public final class LeasekeeperDataSourceAutoConfiguration {
 	LeasedDataSource dataSource(LeasekeeperProperties properties, PoolRefresher refresher, BeanFactory beanFactory) {
 		// the lease is obtained (and the first pool built) before the DataSource is
 		// handed out
-		beanFactory.getBean(LeaseRenewerRegistrar.beanName(datasourceLease(properties)));
+		LeaseRenewer renewer = beanFactory.getBean(LeaseRenewerRegistrar.beanName(datasourceLease(properties)),
+				LeaseRenewer.class);
+		refresher.setOnRefused(() -> renewer.rotateNow(RotationCause.REJECTED));
 		return refresher.getDataSource();
 	}
 
@@ -174,7 +178,7 @@ public final class LeasekeeperDataSourceAutoConfiguration {
 		@Override
 		public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
 			Binder binder = Binder.get(context.getEnvironment());
-			if (!binder.bind("leasekeeper.enabled", Boolean.class).orElse(true)) {
+			if (!OnLeasekeeperEnabledCondition.isEnabled(context.getEnvironment().getProperty("leasekeeper.enabled"))) {
 				return ConditionOutcome.noMatch("leasekeeper.enabled is false");
 			}
 			Map<String, Lease> leases = binder.bind("leasekeeper.leases", Bindable.mapOf(String.class, Lease.class))

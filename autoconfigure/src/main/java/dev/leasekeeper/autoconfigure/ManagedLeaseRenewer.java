@@ -10,6 +10,7 @@ import org.apache.commons.logging.LogFactory;
 
 import dev.leasekeeper.core.LeaseRenewer;
 import dev.leasekeeper.core.LeaseSnapshot;
+import dev.leasekeeper.core.RotationCause;
 import dev.leasekeeper.core.ManagedLease;
 
 import org.springframework.beans.factory.DisposableBean;
@@ -121,8 +122,8 @@ public final class ManagedLeaseRenewer implements LeaseRenewer, SmartLifecycle, 
 	}
 
 	@Override
-	public void rotateNow() {
-		this.lease.rotateNow();
+	public void rotateNow(RotationCause cause) {
+		this.lease.rotateNow(cause);
 	}
 
 	@Override

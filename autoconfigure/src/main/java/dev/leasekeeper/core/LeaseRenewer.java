@@ -38,9 +38,18 @@ public interface LeaseRenewer {
 	void renewNow();
 
 	/**
-	 * Obtain a replacement now and hand it to the consumers.
+	 * Obtain a replacement now and hand it to the consumers, as an operator's request.
 	 */
-	void rotateNow();
+	default void rotateNow() {
+		rotateNow(RotationCause.MANUAL);
+	}
+
+	/**
+	 * Obtain a replacement now and hand it to the consumers.
+	 * @param cause why, as {@link dev.leasekeeper.event.LeaseRotatedEvent} and the
+	 * metrics will report it
+	 */
+	void rotateNow(RotationCause cause);
 
 	/**
 	 * Return what the lease is obtained from, such as its path.

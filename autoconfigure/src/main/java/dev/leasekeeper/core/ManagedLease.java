@@ -223,10 +223,10 @@ public final class ManagedLease implements LeaseRenewer {
 	}
 
 	@Override
-	public void rotateNow() {
+	public void rotateNow(RotationCause cause) {
 		onLoop(() -> {
 			if (!this.stopped && this.state != LeaseState.NEW) {
-				this.rotationCause = RotationCause.MANUAL;
+				this.rotationCause = cause;
 				command(Action.ACQUIRE);
 			}
 		});

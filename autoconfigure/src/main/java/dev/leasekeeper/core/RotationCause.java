@@ -31,6 +31,12 @@ public enum RotationCause {
 	/**
 	 * An operator asked for it.
 	 */
-	MANUAL
+	MANUAL,
+
+	/**
+	 * A consumer found the credential refused where it is used (the database no longer
+	 * accepts it) while the store still vouches for it.
+	 */
+	REJECTED
 
 }

@@ -5,11 +5,14 @@ import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Logger;
 
 import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import dev.leasekeeper.core.LeaseState;
@@ -17,18 +20,26 @@ import dev.leasekeeper.core.LeaseState;
 /**
  * The application's {@link DataSource}: hands out connections of the pool built from the
  * lease's current credential, and fails at once, naming the lease, when the lease is
- * expired or lost.
+ * expired or lost. When the database refuses the credential (SQLState class 28) while the
+ * store still vouches for it, a new one is asked for, once per pool.
  *
  * @author Leasekeeper
  * @since 0.1.0
  */
 public final class LeasedDataSource implements DataSource, Closeable {
 
+	private static final Log logger = LogFactory.getLog(LeasedDataSource.class);
+
 	private final String leaseName;
 
 	private volatile @Nullable HikariDataSource pool;
 
 	private volatile @Nullable LeaseState unavailable = LeaseState.ACQUIRING;
+
+	private volatile Runnable onRefused = () -> {
+	};
+
+	private final AtomicReference<@Nullable HikariDataSource> refusedPool = new AtomicReference<>();
 
 	LeasedDataSource(String leaseName) {
 		this.leaseName = leaseName;
@@ -52,8 +63,34 @@ public final class LeasedDataSource implements DataSource, Closeable {
 				// borrowing from it
 				return replacement.getConnection();
 			}
+			String refusal = refusal(ex);
+			if (refusal != null && this.refusedPool.getAndSet(current) != current) {
+				// once per pool: the database no longer accepts a credential the store
+				// still vouches for (the role was dropped, the password changed)
+				logger.warn("Lease '" + this.leaseName + "': the database refused the credential of pool "
+						+ current.getPoolName() + " (SQLState " + refusal + "); obtaining a new one");
+				this.onRefused.run();
+			}
 			throw ex;
 		}
+	}
+
+	private static @Nullable String refusal(Throwable failure) {
+		for (Throwable cause = failure; cause != null; cause = (cause.getCause() != cause) ? cause.getCause() : null) {
+			// class 28: invalid authorization specification
+			if (cause instanceof SQLException sql && sql.getSQLState() != null && sql.getSQLState().startsWith("28")) {
+				return sql.getSQLState();
+			}
+		}
+		return null;
+	}
+
+	/**
+	 * Set what to do, once per pool, when the database refuses the pool's credential.
+	 * @param onRefused the action, such as obtaining a new credential
+	 */
+	void setOnRefused(Runnable onRefused) {
+		this.onRefused = onRefused;
 	}
 
 	@Override

@@ -97,6 +97,16 @@ public final class PoolRefresher implements LeaseListener {
 	}
 
 	/**
+	 * Set what to do when the database refuses the credential of the serving pool while
+	 * the store still vouches for it (its role was dropped out of band, say): called once
+	 * per pool, from the thread whose {@code getConnection()} failed.
+	 * @param onRefused the action, typically obtaining a new credential
+	 */
+	public void setOnRefused(Runnable onRefused) {
+		this.dataSource.setOnRefused(onRefused);
+	}
+
+	/**
 	 * Return how many new credentials were rejected because they could not log in.
 	 * @return the count
 	 */

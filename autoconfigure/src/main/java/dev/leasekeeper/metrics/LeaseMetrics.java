@@ -74,7 +74,7 @@ public final class LeaseMetrics implements MeterBinder {
 			"unauthorized");
 
 	/** The values of the {@code cause} tag. */
-	public static final List<String> CAUSES = List.of("ceiling", "refused", "token", "lost", "manual");
+	public static final List<String> CAUSES = List.of("ceiling", "refused", "token", "lost", "manual", "rejected");
 
 	private final Map<String, Supplier<LeaseSnapshot>> leases;
 

@@ -4,6 +4,8 @@ import java.io.InputStream;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
@@ -44,6 +46,23 @@ class ConfigurationMetadataTests {
 		assertThat(duration(properties, "leasekeeper.defaults.retry.max-interval"))
 			.isEqualTo(engine.retryMaxInterval());
 		assertThat(number(properties, "leasekeeper.defaults.retry.jitter")).isEqualTo(engine.retryJitter());
+	}
+
+	/**
+	 * Return the names of the properties in the configuration metadata.
+	 * @return the names, sorted
+	 */
+	@SuppressWarnings("unchecked")
+	static Set<String> documentedProperties() throws Exception {
+		Map<String, Object> metadata;
+		try (InputStream in = ConfigurationMetadataTests.class
+			.getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
+			metadata = JsonMapper.builder().build().readValue(in, Map.class);
+		}
+		Set<String> names = new TreeSet<>();
+		((List<Map<String, Object>>) metadata.get("properties"))
+			.forEach((property) -> names.add((String) property.get("name")));
+		return names;
 	}
 
 	private static Object find(List<Map<String, Object>> properties, String name) {

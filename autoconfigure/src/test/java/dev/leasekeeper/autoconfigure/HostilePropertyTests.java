@@ -1,0 +1,178 @@
+package dev.leasekeeper.autoconfigure;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import dev.leasekeeper.testkit.VaultSimulatorExtension;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.convert.DurationStyle;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Every property, with every kind of bad value that applies to its type, stops start-up
+ * with a failure that names the property and the value. The cases are generated from the
+ * property list below, which {@link #everyDocumentedPropertyIsCovered} keeps equal to the
+ * configuration metadata.
+ */
+class HostilePropertyTests {
+
+	@RegisterExtension
+	static VaultSimulatorExtension vault = VaultSimulatorExtension.builder()
+		.configure((builder) -> builder.databaseRole("orders", Duration.ofMinutes(10), Duration.ofHours(1)))
+		.build();
+
+	/** Fractions that may be zero. */
+	private static final Set<String> ZERO_FRACTION_ALLOWED = Set.of("first-renewal-spread", "jitter", "retry.jitter");
+
+	/** Durations that may be zero. */
+	private static final Set<String> ZERO_DURATION_ALLOWED = Set.of("expiry-buffer");
+
+	/** The renewal settings a lease, the token and the defaults share. */
+	static final List<String> POLICY_FRACTIONS = List.of("renew-at", "first-renewal-spread", "jitter", "retry.jitter");
+
+	static final List<String> POLICY_DURATIONS = List.of("expiry-buffer", "attempt-timeout", "retry.initial-interval",
+			"retry.max-interval");
+
+	static final List<String> POLICY_FLAGS = List.of("revoke-on-shutdown", "revoke-replaced");
+
+	static final List<String> TOP_DURATIONS = List.of("leasekeeper.startup-timeout", "leasekeeper.shutdown-timeout",
+			"leasekeeper.vault.connection-timeout");
+
+	static final List<String> TOP_FLAGS = List.of("leasekeeper.enabled", "leasekeeper.fail-fast");
+
+	private static final String LEASE = "leasekeeper.leases.orders-db";
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(LeasekeeperAutoConfiguration.class));
+
+	static List<Case> cases() {
+		List<Case> cases = new ArrayList<>();
+		for (String prefix : List.of("leasekeeper.defaults", "leasekeeper.token", LEASE)) {
+			for (String setting : POLICY_FRACTIONS) {
+				String property = prefix + "." + setting;
+				cases.add(new Case("negative", property, "-0.1"));
+				if (!ZERO_FRACTION_ALLOWED.contains(setting)) {
+					cases.add(new Case("zero", property, "0"));
+				}
+				cases.add(new Case("fraction >= 1", property, setting.equals("retry.jitter") ? "1" : "1.5"));
+				cases.add(new Case("not a number", property, "lots"));
+			}
+			String multiplier = prefix + ".retry.multiplier";
+			cases.add(new Case("negative", multiplier, "-2"));
+			cases.add(new Case("zero", multiplier, "0"));
+			cases.add(new Case("absurd", multiplier, "1000"));
+			cases.add(new Case("not a number", multiplier, "double"));
+			for (String setting : POLICY_DURATIONS) {
+				durationCases(cases, prefix + "." + setting, ZERO_DURATION_ALLOWED.contains(setting));
+			}
+			for (String setting : POLICY_FLAGS) {
+				cases.add(new Case("not a boolean", prefix + "." + setting, "perhaps"));
+			}
+			cases.add(new Case("unknown enum", prefix + ".on-lost", "retry-forever"));
+		}
+		durationCases(cases, "leasekeeper.token.increment", false);
+		durationCases(cases, LEASE + ".increment", false);
+		cases.add(new Case("unknown enum", LEASE + ".on-ceiling", "sometimes"));
+		cases.add(new Case("not a boolean", LEASE + ".datasource", "perhaps"));
+		cases.add(new Case("empty", LEASE + ".username-key", ""));
+		cases.add(new Case("empty", LEASE + ".password-key", ""));
+		cases.add(new Case("empty path", LEASE + ".path", ""));
+		cases.add(new Case("blank path", LEASE + ".path", "  "));
+		for (String property : TOP_DURATIONS) {
+			durationCases(cases, property, false);
+		}
+		for (String property : TOP_FLAGS) {
+			cases.add(new Case("not a boolean", property, "perhaps"));
+		}
+		cases.add(new Case("unknown enum", "leasekeeper.vault.authentication", "kerberos"));
+		cases.add(new Case("not a URI", "leasekeeper.vault.uri", "http://vault:port:8200"));
+		cases.add(new Case("empty", "leasekeeper.vault.token", ""));
+		cases.add(new Case("empty", "leasekeeper.vault.app-role.role-id", "",
+				"leasekeeper.vault.authentication=approle", "leasekeeper.vault.app-role.secret-id=s"));
+		cases.add(new Case("empty", "leasekeeper.vault.app-role.path", "", "leasekeeper.vault.authentication=approle",
+				"leasekeeper.vault.app-role.role-id=r", "leasekeeper.vault.app-role.secret-id=s"));
+		cases.add(new Case("bad lease name", "leasekeeper.leases.Orders_DB", "Orders_DB",
+				"leasekeeper.leases.Orders_DB.path=database/creds/other"));
+		cases.add(new Case("one path declared twice", "leasekeeper.leases.again.path", "database/creds/orders"));
+		cases.add(new Case("datasource: true on two leases", "leasekeeper.leases.other.datasource", "true",
+				LEASE + ".datasource=true", "leasekeeper.leases.other.path=database/creds/other"));
+		return cases;
+	}
+
+	private static void durationCases(List<Case> cases, String property, boolean zeroAllowed) {
+		cases.add(new Case("negative", property, "-1s"));
+		if (!zeroAllowed) {
+			cases.add(new Case("zero", property, "0s"));
+		}
+		cases.add(new Case("not a duration", property, "soon"));
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@MethodSource("cases")
+	void aBadValueStopsStartUpNamingThePropertyAndTheValue(Case bad) {
+		this.runner.withPropertyValues(vault.propertyValues())
+			.withPropertyValues(LEASE + ".path=database/creds/orders")
+			.withPropertyValues(bad.others())
+			.withPropertyValues(bad.property().endsWith("Orders_DB") ? new String[0]
+					: new String[] { bad.property() + "=" + bad.value() })
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				String failure = messages(context.getStartupFailure());
+				assertThat(failure).contains(bad.property());
+				if (!bad.value().isBlank()) {
+					assertThat(failure).containsAnyOf(bad.value().trim(), asDuration(bad.value()));
+				}
+			});
+	}
+
+	@org.junit.jupiter.api.Test
+	void everyDocumentedPropertyIsCovered() throws Exception {
+		Set<String> covered = new java.util.TreeSet<>();
+		cases().forEach((bad) -> covered.add(bad.property()));
+		Set<String> documented = ConfigurationMetadataTests.documentedProperties();
+		documented.remove("leasekeeper.leases");
+		documented.removeIf((name) -> !name.startsWith("leasekeeper."));
+		// optional: AppRole in pull mode has no secret id
+		documented.remove("leasekeeper.vault.app-role.secret-id");
+		assertThat(covered).containsAll(documented);
+	}
+
+	private static String asDuration(String value) {
+		try {
+			return DurationStyle.detectAndParse(value).toString();
+		}
+		catch (IllegalArgumentException ex) {
+			return value;
+		}
+	}
+
+	private static String messages(Throwable failure) {
+		StringBuilder text = new StringBuilder();
+		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+			text.append(cause.getMessage()).append('\n');
+			if (cause instanceof InvalidLeasekeeperPropertyException invalid) {
+				text.append(invalid.getProperty()).append(' ').append(invalid.getValue()).append('\n');
+			}
+		}
+		return text.toString();
+	}
+
+	record Case(String kind, String property, String value, String... others) {
+
+		@Override
+		public String toString() {
+			return this.property + " = '" + this.value + "' (" + this.kind + ")";
+		}
+
+	}
+
+}
