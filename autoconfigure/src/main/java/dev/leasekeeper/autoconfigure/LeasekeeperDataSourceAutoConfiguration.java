@@ -13,7 +13,6 @@ import org.apache.commons.logging.LogFactory;
 import dev.leasekeeper.autoconfigure.LeasekeeperProperties.Lease;
 import dev.leasekeeper.core.LeaseRenewer;
 import dev.leasekeeper.core.LeaseScheduler;
-import dev.leasekeeper.core.RotationCause;
 import dev.leasekeeper.jdbc.LeasedDataSource;
 import dev.leasekeeper.jdbc.PoolRefresher;
 import dev.leasekeeper.metrics.LeaseMetrics;
@@ -90,7 +89,7 @@ public final class LeasekeeperDataSourceAutoConfiguration {
 		// handed out
 		LeaseRenewer renewer = beanFactory.getBean(LeaseRenewerRegistrar.beanName(datasourceLease(properties)),
 				LeaseRenewer.class);
-		refresher.setOnRefused(() -> renewer.rotateNow(RotationCause.REJECTED));
+		refresher.setRenewer(renewer);
 		return refresher.getDataSource();
 	}
 

@@ -17,6 +17,7 @@ import org.jspecify.annotations.Nullable;
 
 import dev.leasekeeper.core.LeaseListener;
 import dev.leasekeeper.core.LeaseLossReason;
+import dev.leasekeeper.core.LeaseRenewer;
 import dev.leasekeeper.core.LeaseSnapshot;
 import dev.leasekeeper.core.RotationCause;
 
@@ -50,6 +51,8 @@ public final class PoolRefresher implements LeaseListener {
 	private final Map<Integer, HikariDataSource> retired = new ConcurrentHashMap<>();
 
 	private volatile int rejections;
+
+	private volatile @Nullable LeaseRenewer renewer;
 
 	private volatile java.util.function.Consumer<java.time.Duration> swapObserver = (duration) -> {
 	};
@@ -97,13 +100,16 @@ public final class PoolRefresher implements LeaseListener {
 	}
 
 	/**
-	 * Set what to do when the database refuses the credential of the serving pool while
-	 * the store still vouches for it (its role was dropped out of band, say): called once
-	 * per pool, from the thread whose {@code getConnection()} failed.
-	 * @param onRefused the action, typically obtaining a new credential
+	 * Set the lease this refresher's pools use, so that the database's word reaches it:
+	 * when PostgreSQL refuses the serving pool's credential at log-in while the store
+	 * still vouches for it (its role was dropped out of band, say), a new credential is
+	 * obtained ({@link RotationCause#REJECTED}), once per pool; when a statement is
+	 * refused for lost privileges, the lease is checked with the store at once.
+	 * @param renewer the lease
 	 */
-	public void setOnRefused(Runnable onRefused) {
-		this.dataSource.setOnRefused(onRefused);
+	public void setRenewer(LeaseRenewer renewer) {
+		this.renewer = renewer;
+		this.dataSource.setOnRefused(() -> renewer.rotateNow(RotationCause.REJECTED));
 	}
 
 	/**
@@ -140,6 +146,15 @@ public final class PoolRefresher implements LeaseListener {
 		config.setPoolName(base + "-" + candidate.generation());
 		if (this.metrics != null) {
 			config.setMetricsTrackerFactory(this.metrics);
+		}
+		if (this.template.getExceptionOverrideClassName() == null) {
+			config.setExceptionOverride(
+					new PrivilegeLossOverride(this.template.getExceptionOverride(), config.getPoolName(), () -> {
+						LeaseRenewer lease = this.renewer;
+						if (lease != null) {
+							lease.renewNow();
+						}
+					}));
 		}
 		HikariDataSource pool;
 		try {

@@ -178,6 +178,32 @@ class PoolRefresherIntegrationTests {
 	}
 
 	@Test
+	void aSecretWithoutUsernameOrPasswordIsRejectedAndTheCurrentPoolKeepsServing() throws Exception {
+		this.runner.run((context) -> {
+			PoolRefresher refresher = context.getBean(PoolRefresher.class);
+			LeasedDataSource dataSource = context.getBean(LeasedDataSource.class);
+			LeaseRenewer renewer = context.getBean("ordersDbLeaseRenewer", LeaseRenewer.class);
+			LeaseSnapshot current = renewer.current();
+			Object servingPool = dataSource.getPool();
+			for (String missing : List.of("username", "password")) {
+				Map<String, Object> data = new java.util.HashMap<>(current.data());
+				data.remove(missing);
+				LeaseSnapshot bad = new LeaseSnapshot(current.name(), current.generation() + 1,
+						"database/creds/orders/bad", LeaseState.ACTIVE, current.obtainedAt(), current.ttl(),
+						current.expiry(), current.validUntil(), null, data);
+				assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> refresher.accept(bad, current))
+					.withMessageContaining("'orders-db'")
+					.withMessageContaining("no '" + missing + "' field")
+					.withMessageNotContaining((String) current.data().get("password"));
+			}
+			assertThat(dataSource.getPool()).isSameAs(servingPool);
+			try (Connection connection = dataSource.getConnection()) {
+				assertThat(connection.isValid(2)).isTrue();
+			}
+		});
+	}
+
+	@Test
 	void whenTheLeaseIsLostGetConnectionFailsAtOnceNamingIt() {
 		this.runner.withPropertyValues("leasekeeper.leases.orders-db.on-lost=exit")
 			.withBean(LeasekeeperExit.class, () -> (code) -> {
