@@ -1,0 +1,114 @@
+package dev.leasekeeper.sample;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+
+import dev.leasekeeper.testkit.JournalEntry;
+
+import org.springframework.core.env.StandardEnvironment;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The packaged jar as a real process, on the {@code vault} profile against a simulator
+ * and PostgreSQL this test runs: SIGTERM revokes the database lease and the token, and
+ * the database user is dropped.
+ */
+class SampleApplicationShutdownIT {
+
+	@Test
+	void sigtermRevokesTheLeaseAndTheTokenAndTheDatabaseUserIsDropped() throws Exception {
+		Path jar = Path.of(System.getProperty("sample.jar", "target/leasekeeper-sample-app-0.1.0-SNAPSHOT-exec.jar"));
+		assertThat(jar).exists();
+		try (EmbeddedInfrastructure.Running infrastructure = EmbeddedInfrastructure.Running
+			.start(new StandardEnvironment())) {
+			ProcessBuilder builder = new ProcessBuilder(
+					Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar", jar.toString(),
+					"--spring.profiles.active=vault", "--server.port=0")
+				.redirectErrorStream(true);
+			builder.environment().put("VAULT_ADDR", infrastructure.vault().uri().toString());
+			builder.environment().put("VAULT_ROLE_ID", EmbeddedInfrastructure.ROLE_ID);
+			builder.environment()
+				.put("VAULT_SECRET_ID",
+						(String) infrastructure.properties().get("leasekeeper.vault.app-role.secret-id"));
+			builder.environment().put("DATABASE_URL", infrastructure.jdbcUrl());
+			Process process = builder.start();
+			List<String> output = Collections.synchronizedList(new ArrayList<>());
+			Thread reader = new Thread(() -> {
+				try (BufferedReader lines = new BufferedReader(
+						new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+					lines.lines().forEach(output::add);
+				}
+				catch (Exception ex) {
+					// the process ended
+				}
+			});
+			reader.start();
+			try {
+				await().atMost(Duration.ofSeconds(90))
+					.until(() -> processedOrders(infrastructure) > 0 || !process.isAlive());
+				assertThat(process.isAlive()).as("the application runs: %s", output).isTrue();
+				String username = processedBy(infrastructure);
+				assertThat(roleExists(infrastructure, username)).isTrue();
+				process.destroy(); // SIGTERM
+				assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("stopped within 60 s").isTrue();
+				reader.join(5_000);
+				List<JournalEntry> journal = infrastructure.vault().journal();
+				assertThat(journal)
+					.anyMatch((entry) -> entry.path().equals("sys/leases/revoke") && entry.status() == 204
+							&& entry.leaseId() != null && entry.leaseId().startsWith("database/creds/orders/"));
+				assertThat(journal)
+					.anyMatch((entry) -> entry.path().equals("auth/token/revoke-self") && entry.status() == 204);
+				assertThat(roleExists(infrastructure, username)).as("database user %s dropped", username).isFalse();
+				assertThat(output).anyMatch((line) -> line.contains("revoked"));
+				Files.write(Path.of("target", "shutdown-it.log"), output);
+			}
+			finally {
+				process.destroyForcibly();
+			}
+		}
+	}
+
+	private static long processedOrders(EmbeddedInfrastructure.Running infrastructure) throws Exception {
+		try (Connection admin = infrastructure.postgres().getPostgresDatabase().getConnection();
+				ResultSet result = admin.createStatement()
+					.executeQuery("SELECT count(*) FROM orders WHERE status = 'done'")) {
+			result.next();
+			return result.getLong(1);
+		}
+	}
+
+	private static String processedBy(EmbeddedInfrastructure.Running infrastructure) throws Exception {
+		try (Connection admin = infrastructure.postgres().getPostgresDatabase().getConnection();
+				ResultSet result = admin.createStatement()
+					.executeQuery("SELECT processed_by FROM orders WHERE status = 'done' ORDER BY id DESC LIMIT 1")) {
+			result.next();
+			return result.getString(1);
+		}
+	}
+
+	private static boolean roleExists(EmbeddedInfrastructure.Running infrastructure, String username) throws Exception {
+		try (Connection admin = infrastructure.postgres().getPostgresDatabase().getConnection();
+				PreparedStatement query = admin.prepareStatement("SELECT 1 FROM pg_roles WHERE rolname = ?")) {
+			query.setString(1, username);
+			try (ResultSet result = query.executeQuery()) {
+				return result.next();
+			}
+		}
+	}
+
+}
