@@ -47,8 +47,8 @@ public final class Benchmarks {
 	}
 
 	/**
-	 * Put the table into its block of {@code RESULTS.md}, with the command and the machine
-	 * that produced it.
+	 * Put the table into its block of {@code RESULTS.md}, with the command and the
+	 * machine that produced it.
 	 */
 	static void record(Path results, String name, String table) throws Exception {
 		String begin = "<!-- " + name + ":begin -->\n";

@@ -91,7 +91,8 @@ final class RotationUnderLoad {
 	static String run(boolean smoke) throws Exception {
 		RotationUnderLoad benchmark = new RotationUnderLoad(smoke);
 		try {
-			// unmeasured: the JIT and PostgreSQL's caches warm up before the first strategy
+			// unmeasured: the JIT and PostgreSQL's caches warm up before the first
+			// strategy
 			benchmark.measure("warm-up", new InPlace(true));
 			List<Result> results = new ArrayList<>();
 			results.add(benchmark.leasekeeper());
