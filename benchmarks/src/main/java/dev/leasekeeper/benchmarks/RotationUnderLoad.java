@@ -124,7 +124,7 @@ final class RotationUnderLoad {
 		DataSource start(HikariConfig config);
 
 		/**
-		 * Put the new credential in service; return the data source to query from now.
+		 * Put the new credential in service.
 		 */
 		void rotate(String username, String password) throws Exception;
 
