@@ -83,18 +83,16 @@ class SampleApplicationShutdownIT {
 	}
 
 	private static long processedOrders(EmbeddedInfrastructure.Running infrastructure) throws Exception {
-		try (Connection admin = infrastructure.postgres().getPostgresDatabase().getConnection();
-				ResultSet result = admin.createStatement()
-					.executeQuery("SELECT count(*) FROM orders WHERE status = 'done'")) {
-			result.next();
-			return result.getLong(1);
-		}
+		return Long.parseLong(query(infrastructure, "SELECT count(*) FROM orders WHERE status = 'done'"));
 	}
 
 	private static String processedBy(EmbeddedInfrastructure.Running infrastructure) throws Exception {
+		return query(infrastructure, "SELECT processed_by FROM orders WHERE status = 'done' ORDER BY id DESC LIMIT 1");
+	}
+
+	private static String query(EmbeddedInfrastructure.Running infrastructure, String sql) throws Exception {
 		try (Connection admin = infrastructure.postgres().getPostgresDatabase().getConnection();
-				ResultSet result = admin.createStatement()
-					.executeQuery("SELECT processed_by FROM orders WHERE status = 'done' ORDER BY id DESC LIMIT 1")) {
+				ResultSet result = admin.createStatement().executeQuery(sql)) {
 			result.next();
 			return result.getString(1);
 		}
