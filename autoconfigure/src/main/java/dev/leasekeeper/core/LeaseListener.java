@@ -1,5 +1,6 @@
 package dev.leasekeeper.core;
 
+import java.time.Duration;
 import java.time.Instant;
 
 import org.jspecify.annotations.Nullable;
@@ -98,6 +99,15 @@ public interface LeaseListener {
 	 * @param errorClass the error class of the last failure, or {@code null}
 	 */
 	default void onLost(LeaseSnapshot lease, LeaseLossReason reason, @Nullable String errorClass) {
+	}
+
+	/**
+	 * Called when one of the lease's timers fired later than planned by more than a small
+	 * tolerance (a pause, a suspend, an overloaded host): the lease acts on it at once.
+	 * @param lease the lease
+	 * @param lateness how late the timer fired
+	 */
+	default void onTimerLate(LeaseSnapshot lease, Duration lateness) {
 	}
 
 	/**

@@ -37,6 +37,17 @@ public interface LeaseSource {
 	Grant renew(Grant current, @Nullable Duration increment) throws LeaseSourceException;
 
 	/**
+	 * Ask the store whether a grant is still valid, without extending it if it can say so
+	 * (a token's {@code lookup-self}). The default renews it.
+	 * @param current the grant to look up
+	 * @return the grant as the store sees it now
+	 * @throws LeaseSourceException if the store does not vouch for it
+	 */
+	default Grant lookup(Grant current) throws LeaseSourceException {
+		return renew(current, null);
+	}
+
+	/**
 	 * Revoke a grant. Revoking a grant that is already gone succeeds.
 	 * @param current the grant to revoke
 	 * @throws LeaseSourceException if the store could not be told

@@ -199,6 +199,14 @@ final class InMemoryVault {
 			}
 
 			@Override
+			public Grant lookup(Grant current) throws LeaseSourceException {
+				Instant sent = now();
+				enter("lookup-self", current.leaseId());
+				Lease token = authorize((String) current.data().get("token"));
+				return new Grant(token.id, Duration.between(now(), token.expireAt), true, Map.of(), List.of(), sent);
+			}
+
+			@Override
 			public void revoke(Grant current) throws LeaseSourceException {
 				enter("revoke-self", current.leaseId());
 				Lease token = InMemoryVault.this.tokens.get(current.leaseId());

@@ -54,12 +54,13 @@ class RenewalTests {
 	}
 
 	@Test
-	void transientFailuresAreRetriedWithBackoffAndNoAttemptEndsAfterTheDeadline() {
+	void transientFailuresAreRetriedWithBackoffUntilJustBeforeTheValidityEnds() {
 		this.fixture.vault.role("orders", HOUR, Duration.ofHours(768));
 		ManagedLease lease = this.fixture
 			.started(this.fixture.secretLease("orders", "orders").policy(this.noSpread).reacquireOnLoss(false));
 		Instant deadline = EngineFixture.START.plus(HOUR).minus(RenewalPolicy.DEFAULT_EXPIRY_BUFFER);
-		Instant latestStart = deadline.minus(RenewalPolicy.DEFAULT_ATTEMPT_TIMEOUT);
+		// the last attempt a tenth of the attempt timeout before the validity ends
+		Instant latestStart = deadline.minus(RenewalPolicy.DEFAULT_ATTEMPT_TIMEOUT.dividedBy(10));
 		Instant renewal = lease.current().nextActionAt();
 		this.fixture.vault.down();
 		this.fixture.advanceTo(renewal.plus(Duration.ofMinutes(1)));

@@ -122,7 +122,7 @@ class TokenDependencyTests {
 	}
 
 	@Test
-	void anUnauthorizedSecretRenewalAuthenticatesAgainFirstThenObtainsANewGrant() {
+	void anUnauthorizedSecretRenewalMakesTheTokenVerifyItselfAndALostTokenIsLoggedInAgainBeforeTheSecret() {
 		start(HOUR, Duration.ofHours(24), 1);
 		ManagedLease secret = this.secrets.get(0);
 		// the token dies, and a secret renewal is the first call to notice
@@ -132,9 +132,12 @@ class TokenDependencyTests {
 		assertThat(this.token.current().generation()).isEqualTo(2);
 		assertThat(secret.current().generation()).isEqualTo(2);
 		List<String> operations = this.fixture.vault.journal().stream().map(InMemoryVault.Call::operation).toList();
-		assertThat(operations).containsSubsequence("renew", "login", "acquire");
+		assertThat(operations).containsSubsequence("renew", "lookup-self", "login", "acquire");
 		assertThat(operations.subList(operations.indexOf("renew"), operations.size())).containsOnlyOnce("renew");
-		assertThat(this.fixture.listener.events).contains("failed 1 UNAUTHORIZED", "rotated 1->2 TOKEN");
+		// Vault revoked the secret with its token: it is reported lost, then obtained
+		// anew
+		assertThat(this.fixture.listener.events).containsSubsequence("failed 1 UNAUTHORIZED", "lost 1 EXPIRED",
+				"rotated 1->2 LOST");
 		assertThat(this.fixture.vault.isAlive(secret.current().leaseId())).isTrue();
 	}
 

@@ -1,0 +1,335 @@
+package dev.leasekeeper.core;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import dev.leasekeeper.core.LeaseMachine.Op;
+
+/**
+ * Runs one lease on the scheduling thread: takes its inputs one at a time (an input that
+ * arrives while another is applied waits its turn), applies each to the
+ * {@link LeaseMachine}, publishes the snapshot, runs the effects and keeps the lease's
+ * one timer armed at the instant the state asks for. Calls to the store carry the number
+ * of their attempt: an answer to an attempt that is no longer the one in flight is
+ * dropped, and a grant it brought is revoked.
+ *
+ * @author Leasekeeper
+ */
+final class Mailbox {
+
+	private static final Log logger = LogFactory.getLog(Mailbox.class);
+
+	private final String name;
+
+	private final LeaseSource source;
+
+	private final LeaseScheduler scheduler;
+
+	private final LeaseMachine machine;
+
+	private final @Nullable Duration increment;
+
+	private final RotationSequence consumers;
+
+	private final Notifier notifier;
+
+	private final TokenBinding binding;
+
+	private final ArrayDeque<LeaseInput> inbox = new ArrayDeque<>();
+
+	private final CompletableFuture<LeaseSnapshot> firstGrant = new CompletableFuture<>();
+
+	private final CompletableFuture<Void> stopped = new CompletableFuture<>();
+
+	private LeaseMachine.State state = new LeaseMachine.State();
+
+	private volatile LeaseSnapshot snapshot;
+
+	private volatile @Nullable String lastErrorClass;
+
+	private boolean draining;
+
+	private long attempt;
+
+	private @Nullable Cancellable timer;
+
+	private @Nullable Instant timerAt;
+
+	Mailbox(String name, LeaseSource source, LeaseScheduler scheduler, LeaseMachine machine,
+			@Nullable Duration increment, RotationSequence consumers, Notifier notifier, TokenBinding binding) {
+		this.name = name;
+		this.source = source;
+		this.scheduler = scheduler;
+		this.machine = machine;
+		this.increment = increment;
+		this.consumers = consumers;
+		this.notifier = notifier;
+		this.binding = binding;
+		this.snapshot = this.state.snapshot(name);
+	}
+
+	LeaseSnapshot snapshot() {
+		return this.snapshot;
+	}
+
+	/** The state as it is now: read on the scheduling thread only. */
+	LeaseMachine.State state() {
+		return this.state;
+	}
+
+	@Nullable String lastErrorClass() {
+		return this.lastErrorClass;
+	}
+
+	CompletableFuture<LeaseSnapshot> firstGrant() {
+		return this.firstGrant;
+	}
+
+	CompletableFuture<Void> stopped() {
+		return this.stopped;
+	}
+
+	/** Deliver an input from any thread: it is applied on the scheduling thread. */
+	void post(LeaseInput input) {
+		this.scheduler.schedule(Instant.MIN, () -> deliver(input));
+	}
+
+	/** Deliver an input on the scheduling thread. */
+	void deliver(LeaseInput input) {
+		this.inbox.add(input);
+		if (this.draining) {
+			return;
+		}
+		this.draining = true;
+		try {
+			LeaseInput next;
+			while ((next = this.inbox.poll()) != null) {
+				step(next);
+			}
+		}
+		finally {
+			this.draining = false;
+		}
+	}
+
+	private void step(LeaseInput input) {
+		LeaseMachine.Transition transition = this.machine.apply(this.state, input, this.scheduler.now(),
+				this.binding.tokenView());
+		this.state = transition.state();
+		this.snapshot = this.state.snapshot(this.name);
+		if (this.state.lastFailure != null) {
+			this.lastErrorClass = this.state.lastFailure.getErrorClass();
+		}
+		for (LeaseEffect effect : transition.effects()) {
+			run(effect);
+		}
+		rearm();
+		this.binding.afterTransition();
+		String violation = LeaseMachine.violation(this.state);
+		if (violation != null) {
+			throw new IllegalStateException("Lease '" + this.name + "' " + violation + " after " + input);
+		}
+	}
+
+	private void rearm() {
+		Instant at = this.state.timerAt();
+		if (at != null && at.equals(this.timerAt)) {
+			return;
+		}
+		if (this.timer != null) {
+			this.timer.cancel();
+			this.timer = null;
+		}
+		this.timerAt = at;
+		if (at != null) {
+			Instant armed = this.scheduler.now();
+			Instant due = at.isBefore(armed) ? armed : at;
+			this.timer = this.scheduler.schedule(at, () -> {
+				this.timer = null;
+				this.timerAt = null;
+				deliver(new LeaseInput.TimerFired(due));
+			});
+		}
+	}
+
+	private void run(LeaseEffect effect) {
+		if (effect instanceof LeaseEffect.Send send) {
+			send(send.op());
+		}
+		else if (effect instanceof LeaseEffect.Offer offer) {
+			offer(offer.candidate(), offer.previous());
+		}
+		else if (effect instanceof LeaseEffect.Release release) {
+			release(release.replaced(), release.revoke());
+		}
+		else if (effect instanceof LeaseEffect.Revoke revoke) {
+			revokeQuietly(revoke.grant());
+		}
+		else if (effect instanceof LeaseEffect.Shutdown shutdown) {
+			shutdown(shutdown.revoke(), shutdown.held());
+		}
+		else if (effect instanceof LeaseEffect.TellDependents tell) {
+			this.binding.tell(tell.news(), tell.generation(), tell.expiry());
+		}
+		else if (effect instanceof LeaseEffect.VerifyToken verify) {
+			this.binding.verify(verify.generation());
+		}
+		else if (effect instanceof LeaseEffect.FirstGrantFailed failed) {
+			this.firstGrant.completeExceptionally(failed.failure());
+		}
+		else if (effect instanceof LeaseEffect.Notice notice) {
+			if (notice instanceof LeaseEffect.Acquired) {
+				this.firstGrant.complete(this.snapshot);
+			}
+			this.notifier.notice(this.snapshot, notice);
+		}
+	}
+
+	private void send(Op op) {
+		long id = ++this.attempt;
+		Held held = this.state.held;
+		Grant grant = (held != null) ? held.grant() : null;
+		this.scheduler.call(() -> switch (op) {
+			case ACQUIRE -> this.source.acquire();
+			case RENEW -> this.source.renew(grant, this.increment);
+			case VERIFY -> this.source.lookup(grant);
+			case OFFER -> throw new IllegalStateException("an offer is not sent to the store");
+		}, (result, failure) -> {
+			if (id != this.attempt) {
+				if (op == Op.ACQUIRE && result != null) {
+					revokeQuietly(result);
+				}
+				return;
+			}
+			if (failure == null && result != null) {
+				deliver(new LeaseInput.Answered(op, result));
+			}
+			else {
+				deliver(new LeaseInput.Failed(op, classify(failure)));
+			}
+		});
+	}
+
+	private void offer(Held candidate, @Nullable Held previous) {
+		long id = ++this.attempt;
+		LeaseSnapshot candidateSnapshot = snapshotOf(candidate, LeaseState.ACTIVE);
+		LeaseSnapshot previousSnapshot = (previous != null) ? this.snapshot : null;
+		this.scheduler.call(() -> {
+			this.consumers.accept(candidateSnapshot, previousSnapshot);
+			return Boolean.TRUE;
+		}, (result, rejection) -> {
+			if (id != this.attempt) {
+				revokeQuietly(candidate.grant());
+				return;
+			}
+			if (rejection == null) {
+				deliver(new LeaseInput.Accepted(candidate));
+			}
+			else {
+				logger.error(describe(candidate) + ": a consumer rejected the new grant (" + rejection.getMessage()
+						+ "); keeping generation " + this.state.generation + " and revoking the rejected grant");
+				deliver(new LeaseInput.Rejected(candidate, rejection));
+			}
+		});
+	}
+
+	private void release(Held replaced, boolean revoke) {
+		LeaseSnapshot releasing = snapshotOf(replaced, LeaseState.REVOKED);
+		boolean deferred = revoke && this.binding.deferRevocation(replaced);
+		this.scheduler.call(() -> {
+			this.consumers.release(releasing);
+			if (revoke && !deferred) {
+				this.source.revoke(replaced.grant());
+			}
+			return Boolean.TRUE;
+		}, (result, failure) -> {
+			if (failure != null) {
+				logger.warn(describe(replaced) + ": releasing the replaced grant failed (" + errorClass(failure)
+						+ "); its TTL will end it");
+			}
+			deliver(new LeaseInput.Released());
+		});
+	}
+
+	/** Revoke a replaced token once every lease obtained under it has moved on. */
+	void revokeReplaced(Held replaced) {
+		this.scheduler.call(() -> {
+			this.source.revoke(replaced.grant());
+			return Boolean.TRUE;
+		}, (result, failure) -> {
+			if (failure != null) {
+				logger.warn(describe(replaced) + ": revoking the replaced grant failed (" + errorClass(failure)
+						+ "); its TTL will end it");
+			}
+		});
+	}
+
+	private void shutdown(boolean revoke, @Nullable Grant held) {
+		Held awaiting = this.binding.takeDeferred();
+		this.scheduler.call(() -> {
+			boolean revoked = false;
+			if (revoke && held != null) {
+				this.source.revoke(held);
+				revoked = true;
+			}
+			if (revoke && awaiting != null) {
+				this.source.revoke(awaiting.grant());
+			}
+			return revoked;
+		}, (revoked, failure) -> {
+			if (failure != null) {
+				logger.warn(describe(this.state.held) + ": revocation on shutdown failed (" + errorClass(failure)
+						+ "); its TTL will end it");
+			}
+			else if (Boolean.TRUE.equals(revoked)) {
+				logger.info(describe(this.state.held) + ": revoked on shutdown");
+			}
+			this.notifier.stopped(this.snapshot, failure == null && Boolean.TRUE.equals(revoked));
+			this.stopped.complete(null);
+		});
+	}
+
+	private void revokeQuietly(Grant grant) {
+		this.scheduler.call(() -> {
+			this.source.revoke(grant);
+			return Boolean.TRUE;
+		}, (result, failure) -> logger.debug("Lease '" + this.name + "': revoked a grant that nobody uses"));
+	}
+
+	private LeaseSnapshot snapshotOf(Held held, LeaseState as) {
+		Grant grant = held.grant();
+		return new LeaseSnapshot(this.name, held.generation(), grant.leaseId(), as, grant.obtainedAt(), grant.ttl(),
+				held.expiry(), held.validUntilOrNull(), null, as.holdsGrant() ? grant.data() : Map.of());
+	}
+
+	String describe(@Nullable Held held) {
+		if (held == null) {
+			return "Lease '" + this.name + "' (" + this.source.describe() + ")";
+		}
+		return "Lease '" + this.name + "' generation " + held.generation() + " ("
+				+ Redaction.maskLeaseId(held.grant().leaseId()) + ")";
+	}
+
+	private static String errorClass(Exception failure) {
+		return classify(failure).getErrorClass();
+	}
+
+	static LeaseSourceException classify(@Nullable Exception failure) {
+		if (failure instanceof LeaseSourceException sourceException) {
+			return sourceException;
+		}
+		// an unexpected exception (a malformed answer): retry, never let it stop the
+		// lease
+		String type = (failure != null) ? failure.getClass().getSimpleName() : "null-answer";
+		return LeaseSourceException.transientFailure("unexpected-" + type,
+				"unexpected failure of the lease source: " + type, failure);
+	}
+
+}

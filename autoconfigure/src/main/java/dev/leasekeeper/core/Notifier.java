@@ -1,0 +1,121 @@
+package dev.leasekeeper.core;
+
+import java.util.List;
+import java.util.function.Consumer;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import dev.leasekeeper.core.LeaseEffect.Notice;
+
+/**
+ * Tells the log and the listeners what happened to a lease, on the scheduling thread, in
+ * listener order. A listener that throws is logged and the others are still told. Log
+ * lines carry the lease's name, generation, masked lease id, expiries and error classes,
+ * never a secret.
+ *
+ * @author Leasekeeper
+ */
+final class Notifier {
+
+	private static final Log logger = LogFactory.getLog(ManagedLease.class);
+
+	private final String name;
+
+	private final String path;
+
+	private final CeilingAction onCeiling;
+
+	private final List<LeaseListener> listeners;
+
+	Notifier(String name, String path, CeilingAction onCeiling, List<LeaseListener> listeners) {
+		this.name = name;
+		this.path = path;
+		this.onCeiling = onCeiling;
+		this.listeners = List.copyOf(listeners);
+	}
+
+	void notice(LeaseSnapshot lease, Notice notice) {
+		String who = describe(lease);
+		if (notice instanceof LeaseEffect.Acquired) {
+			logger.info(who + ": obtained, expires " + lease.expiry());
+			tell((listener) -> listener.onAcquired(lease));
+		}
+		else if (notice instanceof LeaseEffect.Renewed renewed) {
+			LeaseRenewal renewal = new LeaseRenewal(lease, renewed.previousExpiry(), lease.expiry(), lease.ttl(),
+					renewed.remainingAtAttempt(), renewed.attempts(), renewed.capped());
+			if (logger.isDebugEnabled()) {
+				logger.debug(who + ": renewed, expiry " + renewed.previousExpiry() + " -> " + lease.expiry()
+						+ ", granted " + lease.ttl() + ", remaining at attempt " + renewed.remainingAtAttempt()
+						+ ", attempts " + renewed.attempts());
+			}
+			tell((listener) -> listener.onRenewed(renewal));
+		}
+		else if (notice instanceof LeaseEffect.AttemptFailed failed) {
+			LeaseSourceException failure = failed.failure();
+			logger.warn(who + ": attempt " + failed.attempt() + " failed (" + failure.getErrorClass() + ": "
+					+ failure.getMessage() + "), "
+					+ ((failed.nextAttemptAt() != null) ? "next attempt at " + failed.nextAttemptAt()
+							: "no further attempt")
+					+ ((failure.getKind() == LeaseSourceException.Kind.TRANSIENT) ? "; check that Vault is reachable"
+							: ""));
+			tell((listener) -> listener.onFailure(lease, failure, failed.attempt(), failed.nextAttemptAt()));
+		}
+		else if (notice instanceof LeaseEffect.PathRefused refused) {
+			logger.warn(who + ": Vault refuses " + this.path + " (" + refused.failure().getErrorClass()
+					+ ") although the token is valid: its policy does not allow it. Only this lease is affected;"
+					+ " next attempt at " + refused.nextAttemptAt() + ". Grant the policy, see the README");
+			tell((listener) -> listener.onFailure(lease, refused.failure(), 1, refused.nextAttemptAt()));
+		}
+		else if (notice instanceof LeaseEffect.CeilingReached ceiling) {
+			logger.info(who + ": reached its ceiling, hard expiry " + ceiling.hardExpiry() + "; "
+					+ ((this.onCeiling == CeilingAction.ROTATE) ? "rotating at " + lease.nextActionAt()
+							: "notifying only"));
+			tell((listener) -> listener.onCeilingReached(lease, ceiling.hardExpiry(), this.onCeiling));
+		}
+		else if (notice instanceof LeaseEffect.Rotated rotated) {
+			logger.info(who + ": rotated from generation " + rotated.previousGeneration() + " (" + rotated.cause()
+					+ "), expires " + lease.expiry());
+			tell((listener) -> listener.onRotated(lease, rotated.previousGeneration(), rotated.cause()));
+		}
+		else if (notice instanceof LeaseEffect.ReplacementRejected rejected) {
+			tell((listener) -> listener.onReplacementRejected(lease, rejected.failure()));
+		}
+		else if (notice instanceof LeaseEffect.Lost lost) {
+			logger.error(who + ": lost (" + lost.reason() + ", " + lost.errorClass() + "), valid until "
+					+ lease.validUntil());
+			tell((listener) -> listener.onLost(lease, lost.reason(), lost.errorClass()));
+		}
+		else if (notice instanceof LeaseEffect.Late late) {
+			logger.warn(who + ": its timer fired " + late.lateness() + " late"
+					+ (late.pastValidity() ? ", after the validity ended: verifying the lease with Vault at once" : "")
+					+ " (a pause, a suspend or an overloaded host)");
+			tell((listener) -> listener.onTimerLate(lease, late.lateness()));
+		}
+		else if (notice instanceof LeaseEffect.WindowTooShort tooShort) {
+			logger.warn("Lease '" + this.name + "': its window of " + tooShort.window() + " is shorter than the "
+					+ RenewalSchedule.SHORTEST_WINDOW + " Leasekeeper can keep alive: a renewal that does not come"
+					+ " back at once loses it. Ask Vault for a longer TTL (the role's default_ttl, or increment)");
+		}
+	}
+
+	void stopped(LeaseSnapshot lease, boolean revoked) {
+		tell((listener) -> listener.onStopped(lease, revoked));
+	}
+
+	private void tell(Consumer<LeaseListener> notification) {
+		for (LeaseListener listener : this.listeners) {
+			try {
+				notification.accept(listener);
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Lease '" + this.name + "': listener " + listener.getClass().getName() + " failed", ex);
+			}
+		}
+	}
+
+	private String describe(LeaseSnapshot lease) {
+		return "Lease '" + this.name + "' generation " + lease.generation() + " (" + lease.maskedLeaseId() + ")";
+	}
+
+}

@@ -1,0 +1,71 @@
+package dev.leasekeeper.core;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The synchronous consumers of a lease (the pool refresher) and the order in which they
+ * take a new grant and let go of an old one: every consumer accepts the candidate, or
+ * none keeps it (those that had accepted are handed the previous grant back and release
+ * the candidate); a replaced grant is released by every consumer, whatever one of them
+ * throws, before it is revoked. Called on a worker thread.
+ *
+ * @author Leasekeeper
+ */
+final class RotationSequence {
+
+	private static final Log logger = LogFactory.getLog(RotationSequence.class);
+
+	private final List<LeaseListener> consumers;
+
+	RotationSequence(List<LeaseListener> consumers) {
+		this.consumers = List.copyOf(consumers);
+	}
+
+	void accept(LeaseSnapshot candidate, @Nullable LeaseSnapshot previous) throws Exception {
+		List<LeaseListener> accepted = new ArrayList<>();
+		for (LeaseListener consumer : this.consumers) {
+			try {
+				consumer.accept(candidate, previous);
+			}
+			catch (Exception ex) {
+				compensate(accepted, candidate, previous);
+				throw ex;
+			}
+			accepted.add(consumer);
+		}
+	}
+
+	void release(LeaseSnapshot replaced) {
+		for (LeaseListener consumer : this.consumers) {
+			try {
+				consumer.release(replaced);
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Lease '" + replaced.name() + "': " + consumer.getClass().getName()
+						+ " failed to release generation " + replaced.generation(), ex);
+			}
+		}
+	}
+
+	private void compensate(List<LeaseListener> accepted, LeaseSnapshot candidate, @Nullable LeaseSnapshot previous) {
+		for (int i = accepted.size() - 1; i >= 0; i--) {
+			LeaseListener consumer = accepted.get(i);
+			try {
+				if (previous != null) {
+					consumer.accept(previous, candidate);
+				}
+				consumer.release(candidate);
+			}
+			catch (Exception ex) {
+				logger.warn("Lease '" + candidate.name() + "': " + consumer.getClass().getName()
+						+ " could not go back to generation " + ((previous != null) ? previous.generation() : 0), ex);
+			}
+		}
+	}
+
+}

@@ -1,0 +1,116 @@
+package dev.leasekeeper.core;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.leasekeeper.core.LeaseInput.TokenNews;
+
+/**
+ * The link between a token lease and the secret leases obtained under it. A secret lease
+ * dies with its token, so: its effective expiry is the earlier of its own and its
+ * token's; when the token is replaced it is obtained again under the new one; when the
+ * token is lost it is lost too; a refused call makes the token verify itself before
+ * anything is replaced. A replaced token is revoked only once every lease obtained under
+ * it has moved on (revoking it would revoke them). Used on the scheduling thread.
+ *
+ * @author Leasekeeper
+ */
+final class TokenBinding {
+
+	private final @Nullable ManagedLease token;
+
+	private final List<ManagedLease> dependents = new CopyOnWriteArrayList<>();
+
+	private @Nullable Held deferred;
+
+	private @Nullable Mailbox own;
+
+	TokenBinding(@Nullable ManagedLease token) {
+		this.token = token;
+	}
+
+	void attach(Mailbox own, ManagedLease lease) {
+		this.own = own;
+		if (this.token != null) {
+			this.token.binding().dependents.add(lease);
+		}
+	}
+
+	@Nullable ManagedLease token() {
+		return this.token;
+	}
+
+	/** The token as the dependent's machine sees it, or {@code null} without one. */
+	LeaseMachine.@Nullable TokenView tokenView() {
+		if (this.token == null) {
+			return null;
+		}
+		LeaseMachine.State state = this.token.mailbox().state();
+		Held held = state.held;
+		boolean holds = held != null && state.state.holdsGrant();
+		return new LeaseMachine.TokenView(state.generation, holds, (held != null) ? held.expiry() : null);
+	}
+
+	void tell(TokenNews news, int generation, @Nullable Instant expiry) {
+		for (ManagedLease dependent : this.dependents) {
+			dependent.mailbox().deliver(new LeaseInput.TokenChanged(news, generation, expiry));
+		}
+	}
+
+	void verify(int generation) {
+		if (this.token != null) {
+			this.token.mailbox().deliver(new LeaseInput.VerifyRequested(generation));
+		}
+	}
+
+	/**
+	 * Keep a replaced token until its dependents have moved, if it has any.
+	 * @return whether its revocation waits
+	 */
+	boolean deferRevocation(Held replaced) {
+		if (this.dependents.isEmpty()) {
+			return false;
+		}
+		this.deferred = replaced;
+		return true;
+	}
+
+	@Nullable Held takeDeferred() {
+		Held held = this.deferred;
+		this.deferred = null;
+		return held;
+	}
+
+	/** After each transition of a lease: the token may now revoke what it replaced. */
+	void afterTransition() {
+		if (this.token != null) {
+			this.token.binding().revokeIfMoved();
+		}
+		else {
+			revokeIfMoved();
+		}
+	}
+
+	private void revokeIfMoved() {
+		Held replaced = this.deferred;
+		Mailbox mailbox = this.own;
+		if (replaced == null || mailbox == null) {
+			return;
+		}
+		int current = mailbox.state().generation;
+		for (ManagedLease dependent : this.dependents) {
+			LeaseMachine.State state = dependent.mailbox().state();
+			boolean onOldToken = state.held != null && state.state.holdsGrant()
+					&& state.held.tokenGeneration() < current;
+			if (onOldToken || state.releasing > 0) {
+				return;
+			}
+		}
+		this.deferred = null;
+		mailbox.revokeReplaced(replaced);
+	}
+
+}
