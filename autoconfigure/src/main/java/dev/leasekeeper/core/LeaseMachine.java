@@ -514,6 +514,7 @@ final class LeaseMachine {
 			LeaseSourceException.Kind kind = failure.getKind();
 			if (held == null || this.s.state == LeaseState.EXPIRED) {
 				// uncertain, and the store did not confirm
+				this.effects.add(new LeaseEffect.AttemptFailed(failure, this.s.failures, null));
 				lose(LeaseLossReason.EXPIRED, failure.getErrorClass());
 				return;
 			}

@@ -9,6 +9,7 @@ import java.util.PriorityQueue;
 import java.util.concurrent.Callable;
 import java.util.function.BiConsumer;
 import java.util.function.Supplier;
+import java.util.random.RandomGenerator;
 
 import org.jspecify.annotations.Nullable;
 
@@ -32,6 +33,8 @@ public final class VirtualTimeLeaseScheduler implements LeaseScheduler {
 	private long sequence;
 
 	private Supplier<Duration> callLatency = () -> Duration.ZERO;
+
+	private @Nullable RandomGenerator answerOrder;
 
 	/**
 	 * Create a new scheduler whose clock starts at {@code start}.
@@ -65,7 +68,19 @@ public final class VirtualTimeLeaseScheduler implements LeaseScheduler {
 		}
 		T outcome = result;
 		Exception error = failure;
-		schedule(this.clock.now.plus(this.callLatency.get()), () -> then.accept(outcome, error));
+		Instant at = this.clock.now.plus(this.callLatency.get());
+		// answers due at the same instant come back in any order when asked for
+		long order = (this.answerOrder != null) ? this.answerOrder.nextLong() : this.sequence++;
+		this.queue.add(new Task(at, order, () -> then.accept(outcome, error)));
+	}
+
+	/**
+	 * Deliver the answers of calls that come back at the same instant in an order drawn
+	 * from {@code random}, instead of the order in which they were sent.
+	 * @param random the source of the order, or {@code null} for the order of sending
+	 */
+	public void setAnswerOrder(@Nullable RandomGenerator random) {
+		this.answerOrder = random;
 	}
 
 	/**
@@ -96,7 +111,10 @@ public final class VirtualTimeLeaseScheduler implements LeaseScheduler {
 		while ((next = this.queue.peek()) != null && !next.at.isAfter(target)) {
 			this.queue.poll();
 			if (!next.cancelled) {
-				this.clock.now = next.at;
+				// a task that fell due during a stall runs late, when the stall ends
+				if (next.at.isAfter(this.clock.now)) {
+					this.clock.now = next.at;
+				}
 				next.task.run();
 			}
 		}
@@ -114,7 +132,8 @@ public final class VirtualTimeLeaseScheduler implements LeaseScheduler {
 
 	/**
 	 * Move the clock forward without running anything, as a stalled process (a long GC
-	 * pause) does; the tasks that fell due run late, at the next advance.
+	 * pause, a {@code SIGSTOP}) does: every task that fell due meanwhile runs late, at
+	 * the next advance, with the clock reading the end of the stall.
 	 * @param duration how long the stall lasts
 	 */
 	public void stall(Duration duration) {

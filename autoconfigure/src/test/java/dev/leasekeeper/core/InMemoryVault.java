@@ -34,6 +34,8 @@ final class InMemoryVault {
 
 	private final List<Call> journal = new ArrayList<>();
 
+	private final java.util.Set<String> deniedReads = new java.util.HashSet<>();
+
 	private int counter;
 
 	private boolean down;
@@ -57,6 +59,18 @@ final class InMemoryVault {
 	InMemoryVault nonRenewableRole(String name, Duration defaultTtl) {
 		this.roles.put(name, new Role(defaultTtl, SYSTEM_MAX_TTL, true));
 		return this;
+	}
+
+	/**
+	 * Reads of {@code database/creds/<role>} answer 403 to a valid token: its policy
+	 * lacks the path.
+	 */
+	void denyReads(String role) {
+		this.deniedReads.add(role);
+	}
+
+	void allowReads(String role) {
+		this.deniedReads.remove(role);
 	}
 
 	/** Connections refused until {@link #up()}. */
@@ -130,6 +144,9 @@ final class InMemoryVault {
 				Instant sent = now();
 				enter("acquire", role);
 				Lease parent = authorize(token.get());
+				if (InMemoryVault.this.deniedReads.contains(role)) {
+					throw LeaseSourceException.unauthorized("permission-denied", "permission denied");
+				}
 				Role definition = InMemoryVault.this.roles.get(role);
 				if (definition == null) {
 					throw LeaseSourceException.permanent("unknown-role", "unknown role: " + role);

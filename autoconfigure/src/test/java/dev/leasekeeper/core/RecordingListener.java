@@ -1,5 +1,6 @@
 package dev.leasekeeper.core;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -77,6 +78,11 @@ class RecordingListener implements LeaseListener {
 	@Override
 	public void onLost(LeaseSnapshot lease, LeaseLossReason reason, @Nullable String errorClass) {
 		this.events.add("lost " + lease.generation() + " " + reason);
+	}
+
+	@Override
+	public void onTimerLate(LeaseSnapshot lease, Duration lateness) {
+		this.events.add("late " + lease.generation());
 	}
 
 	@Override
