@@ -35,7 +35,8 @@ sealed interface LeaseEffect {
 	}
 
 	/** Tell the leases obtained under this token what happened to it. */
-	record TellDependents(LeaseInput.TokenNews news, int generation, @Nullable Instant expiry) implements LeaseEffect {
+	record TellDependents(LeaseInput.TokenNews news, int generation, @Nullable Instant expiry,
+			@Nullable Instant validUntil) implements LeaseEffect {
 	}
 
 	/** Ask this lease's token whether it is still valid. */

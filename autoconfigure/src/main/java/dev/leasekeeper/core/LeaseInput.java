@@ -40,7 +40,8 @@ sealed interface LeaseInput {
 	}
 
 	/** The token this lease depends on changed. */
-	record TokenChanged(TokenNews news, int generation, @Nullable Instant expiry) implements LeaseInput {
+	record TokenChanged(TokenNews news, int generation, @Nullable Instant expiry,
+			@Nullable Instant validUntil) implements LeaseInput {
 	}
 
 	/** A dependent's call with this token was refused: is the token still valid? */

@@ -103,7 +103,7 @@ final class LeaseMachine {
 	}
 
 	/** The token a lease depends on, as it is now. */
-	record TokenView(int generation, boolean holds, @Nullable Instant expiry) {
+	record TokenView(int generation, boolean holds, @Nullable Instant expiry, @Nullable Instant validUntil) {
 	}
 
 	/** The outcome of one input. */
@@ -263,7 +263,7 @@ final class LeaseMachine {
 				this.s.releasing--;
 			}
 			else if (input instanceof LeaseInput.TokenChanged changed) {
-				tokenChanged(changed.news(), changed.generation(), changed.expiry());
+				tokenChanged(changed.news(), changed.generation(), changed.expiry(), changed.validUntil());
 			}
 			else if (input instanceof LeaseInput.VerifyRequested verify) {
 				verifyRequested(verify.generation());
@@ -375,7 +375,8 @@ final class LeaseMachine {
 				return;
 			}
 			Held candidate = Held.of(grant, this.s.generation + 1, this.s.sentUnder,
-					(this.token != null) ? this.token.expiry() : null, LeaseMachine.this.schedule);
+					(this.token != null) ? this.token.expiry() : null,
+					(this.token != null) ? this.token.validUntil() : null, LeaseMachine.this.schedule);
 			this.s.inFlight = Op.OFFER;
 			this.effects.add(new LeaseEffect.Offer(candidate, usable() ? this.s.held : null));
 		}
@@ -419,7 +420,8 @@ final class LeaseMachine {
 			}
 			this.effects.add((previousGeneration == 0) ? new LeaseEffect.Acquired()
 					: new LeaseEffect.Rotated(previousGeneration, cause));
-			this.effects.add(new LeaseEffect.TellDependents(TokenNews.REPLACED, next.generation(), next.expiry()));
+			this.effects.add(new LeaseEffect.TellDependents(TokenNews.REPLACED, next.generation(), next.expiry(),
+					next.validUntilOrNull()));
 			if (replaced != null && replaced.generation() < next.generation()) {
 				this.s.releasing++;
 				this.effects.add(new LeaseEffect.Release(replaced, LeaseMachine.this.settings.revokeReplaced()));
@@ -465,7 +467,8 @@ final class LeaseMachine {
 			if (capped) {
 				ceiling(next);
 			}
-			this.effects.add(new LeaseEffect.TellDependents(TokenNews.RENEWED, next.generation(), next.expiry()));
+			this.effects.add(new LeaseEffect.TellDependents(TokenNews.RENEWED, next.generation(), next.expiry(),
+					next.validUntilOrNull()));
 			if (this.s.pending == Op.RENEW) {
 				this.s.pending = null;
 			}
@@ -481,7 +484,7 @@ final class LeaseMachine {
 			this.s.verifiedAt = this.now;
 			Held held = this.s.held;
 			this.effects.add(new LeaseEffect.TellDependents(TokenNews.CONFIRMED, this.s.generation,
-					(held != null) ? held.expiry() : null));
+					(held != null) ? held.expiry() : null, (held != null) ? held.validUntilOrNull() : null));
 		}
 
 		/* ---- Failures ---- */
@@ -502,6 +505,11 @@ final class LeaseMachine {
 			}
 			recordFailure(failure);
 			if (op == Op.RENEW) {
+				if (this.s.held != null && !"timeout".equals(failure.getErrorClass())) {
+					// the store answered: it did not renew (only an unanswered renewal
+					// may have)
+					this.s.held = this.s.held.withRenewalSentAt(null, LeaseMachine.this.schedule);
+				}
 				renewalFailed(failure);
 			}
 			else {
@@ -648,7 +656,7 @@ final class LeaseMachine {
 			this.s.next = null;
 			this.s.lossReported = true;
 			this.effects.add(new LeaseEffect.Lost(reason, errorClass));
-			this.effects.add(new LeaseEffect.TellDependents(TokenNews.LOST, this.s.generation, null));
+			this.effects.add(new LeaseEffect.TellDependents(TokenNews.LOST, this.s.generation, null, null));
 			if (LeaseMachine.this.settings.reacquireOnLoss()) {
 				this.s.failures = 0;
 				Instant relogin = notBeforeRelogin(this.now);
@@ -664,7 +672,7 @@ final class LeaseMachine {
 
 		/* ---- The token ---- */
 
-		void tokenChanged(TokenNews news, int generation, @Nullable Instant expiry) {
+		void tokenChanged(TokenNews news, int generation, @Nullable Instant expiry, @Nullable Instant validUntil) {
 			Held held = this.s.held;
 			if (this.s.state == LeaseState.REVOKED) {
 				return;
@@ -672,7 +680,8 @@ final class LeaseMachine {
 			switch (news) {
 				case RENEWED -> {
 					if (held != null && held.tokenGeneration() == generation) {
-						this.s.held = held.withTokenExpiry(expiry, LeaseMachine.this.schedule);
+						this.s.held = held.withToken(expiry, validUntil, LeaseMachine.this.schedule);
+						replanCappedAction();
 					}
 				}
 				case REPLACED -> {
@@ -790,6 +799,9 @@ final class LeaseMachine {
 		void send(Op op, Instant deadline) {
 			this.s.inFlight = op;
 			this.s.attemptDeadline = deadline;
+			if (op == Op.RENEW && this.s.held != null) {
+				this.s.held = this.s.held.withRenewalSentAt(this.now, LeaseMachine.this.schedule);
+			}
 			this.s.nextAt = null;
 			this.s.next = null;
 			this.effects.add(new LeaseEffect.Send(op));
@@ -818,6 +830,23 @@ final class LeaseMachine {
 		}
 
 		/**
+		 * The token's renewal moved the validity on: an action that was only capped at
+		 * the old validity goes back to its own instant.
+		 */
+		void replanCappedAction() {
+			Held held = this.s.held;
+			if (held == null || this.s.inFlight != null || this.s.next != Next.EXPIRE || this.s.failures > 0) {
+				return;
+			}
+			if (this.s.state == LeaseState.ACTIVE) {
+				plan(Next.RENEW, LeaseMachine.this.schedule.nextRenewal(held.grant(), random()));
+			}
+			else if (this.s.state == LeaseState.CEILING) {
+				plan(Next.ACQUIRE, LeaseMachine.this.schedule.rotation(held.grant(), random(), this.now));
+			}
+		}
+
+		/**
 		 * No planned action may fall after the validity: the token's may have shrunk it.
 		 */
 		void capAtValidity() {
@@ -833,7 +862,8 @@ final class LeaseMachine {
 				return;
 			}
 			this.s.ceilingReportedFor = held.generation();
-			Instant expiry = held.expiry();
+			// the grant's own expiry: its max TTL, whatever its token does
+			Instant expiry = held.grant().expiry();
 			this.effects.add(new LeaseEffect.CeilingReached((expiry != null) ? expiry : this.now));
 		}
 

@@ -176,7 +176,7 @@ final class Mailbox {
 			shutdown(shutdown.revoke(), shutdown.held());
 		}
 		else if (effect instanceof LeaseEffect.TellDependents tell) {
-			this.binding.tell(tell.news(), tell.generation(), tell.expiry());
+			this.binding.tell(tell.news(), tell.generation(), tell.expiry(), tell.validUntil());
 		}
 		else if (effect instanceof LeaseEffect.VerifyToken verify) {
 			this.binding.verify(verify.generation());

@@ -51,12 +51,13 @@ final class TokenBinding {
 		LeaseMachine.State state = this.token.mailbox().state();
 		Held held = state.held;
 		boolean holds = held != null && state.state.holdsGrant();
-		return new LeaseMachine.TokenView(state.generation, holds, (held != null) ? held.expiry() : null);
+		return new LeaseMachine.TokenView(state.generation, holds, (held != null) ? held.expiry() : null,
+				(held != null) ? held.validUntilOrNull() : null);
 	}
 
-	void tell(TokenNews news, int generation, @Nullable Instant expiry) {
+	void tell(TokenNews news, int generation, @Nullable Instant expiry, @Nullable Instant validUntil) {
 		for (ManagedLease dependent : this.dependents) {
-			dependent.mailbox().deliver(new LeaseInput.TokenChanged(news, generation, expiry));
+			dependent.mailbox().deliver(new LeaseInput.TokenChanged(news, generation, expiry, validUntil));
 		}
 	}
 

@@ -32,6 +32,8 @@ final class InMemoryVault {
 
 	private final Map<String, Lease> tokens = new HashMap<>();
 
+	private final Map<String, Lease> tokensBySecret = new HashMap<>();
+
 	private final List<Call> journal = new ArrayList<>();
 
 	private final java.util.Set<String> deniedReads = new java.util.HashSet<>();
@@ -204,6 +206,7 @@ final class InMemoryVault {
 				Lease token = new Lease(accessor, "token", truncate(now()), now().plus(granted), null, true);
 				token.secret = "hvs." + nextId();
 				InMemoryVault.this.tokens.put(accessor, token);
+				InMemoryVault.this.tokensBySecret.put(token.secret, token);
 				return new Grant(accessor, granted, true, Map.of("token", token.secret), List.of(), sent);
 			}
 
@@ -292,7 +295,7 @@ final class InMemoryVault {
 		if (token == null) {
 			return null;
 		}
-		Lease lease = this.tokens.values().stream().filter((t) -> token.equals(t.secret)).findFirst().orElse(null);
+		Lease lease = this.tokensBySecret.get(token);
 		if (lease == null || lease.revoked || !now().isBefore(lease.expireAt)) {
 			throw LeaseSourceException.unauthorized("permission-denied", "permission denied");
 		}
