@@ -69,6 +69,12 @@ public final class LeaseMetrics implements MeterBinder {
 	/** Counter of leases lost. */
 	public static final String LOST = "leasekeeper.leases.lost";
 
+	/**
+	 * Timer of how late a lease's timer fired, recorded when it fired later than its
+	 * tolerance (a pause, a suspend, an overloaded host), tagged {@code lease}.
+	 */
+	public static final String TIMER_LATENESS = "leasekeeper.timer.lateness";
+
 	/** The values of the {@code outcome} tag. */
 	public static final List<String> OUTCOMES = List.of("renewed", "capped", "transient-failure", "permanent-failure",
 			"unauthorized");
@@ -126,6 +132,11 @@ public final class LeaseMetrics implements MeterBinder {
 				withMeters(leaseName, (meters) -> meters.lost.increment());
 			}
 
+			@Override
+			public void onTimerLate(LeaseSnapshot lease, Duration lateness) {
+				withMeters(leaseName, (meters) -> meters.lateness.record(lateness));
+			}
+
 		};
 	}
 
@@ -151,6 +162,8 @@ public final class LeaseMetrics implements MeterBinder {
 		private final Counter reauthentications;
 
 		private final Counter lost;
+
+		private final Timer lateness;
 
 		private final boolean token;
 
@@ -182,6 +195,10 @@ public final class LeaseMetrics implements MeterBinder {
 			this.reauthentications = counter(registry, REAUTHENTICATIONS, "New logins of the Vault token", "logins",
 					"lease", name);
 			this.lost = counter(registry, LOST, "Leases lost: expired or refused", "leases", "lease", name);
+			this.lateness = Timer.builder(TIMER_LATENESS)
+				.description("How late a timer of the lease fired, when later than its tolerance")
+				.tags("lease", name)
+				.register(registry);
 			Gauge.builder(LEASE_REMAINING, lease, (current) -> remaining(current.get()))
 				.description("Seconds the credential is still vouched for")
 				.baseUnit("seconds")

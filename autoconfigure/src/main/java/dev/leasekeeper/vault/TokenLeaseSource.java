@@ -78,10 +78,22 @@ public final class TokenLeaseSource implements LeaseSource {
 			return grant(token.getToken(), login.getLeaseDuration(), login.isRenewable(), List.of(), sent);
 		}
 		// a configured token says nothing of its TTL: ask Vault
+		return lookUp(token.getToken(), sent);
+	}
+
+	/**
+	 * Look the token up ({@code auth/token/lookup-self}) without renewing it: a 403 means
+	 * the token itself is gone, an answer that the token is valid.
+	 */
+	@Override
+	public Grant lookup(Grant current) throws LeaseSourceException {
+		return lookUp(token(current), this.clock.instant());
+	}
+
+	private Grant lookUp(String token, Instant sent) throws LeaseSourceException {
 		VaultResponse lookup = SecretLeaseSource.call("look up the token",
 				() -> this.vault
-					.exchange("auth/token/lookup-self", HttpMethod.GET, withToken(token.getToken(), null),
-							VaultResponse.class)
+					.exchange("auth/token/lookup-self", HttpMethod.GET, withToken(token, null), VaultResponse.class)
 					.getBody());
 		Map<String, Object> data = (lookup != null) ? lookup.getData() : null;
 		if (data == null || !(data.get("ttl") instanceof Number ttl)) {
@@ -89,7 +101,7 @@ public final class TokenLeaseSource implements LeaseSource {
 					"look up the token: Vault answered without a ttl", null);
 		}
 		boolean renewable = Boolean.TRUE.equals(data.get("renewable"));
-		return grant(token.getToken(), Duration.ofSeconds(Math.max(0, ttl.longValue())), renewable, List.of(), sent);
+		return grant(token, Duration.ofSeconds(Math.max(0, ttl.longValue())), renewable, List.of(), sent);
 	}
 
 	@Override

@@ -56,6 +56,7 @@ class LeaseMetricsIntegrationTests {
 			}
 			assertThat(registry.get(LeaseMetrics.RETRIES).tag("lease", "short-db").counter().count()).isZero();
 			assertThat(registry.get(LeaseMetrics.LOST).tag("lease", "short-db").counter().count()).isZero();
+			assertThat(registry.get(LeaseMetrics.TIMER_LATENESS).tag("lease", "short-db").timer().count()).isZero();
 			assertThat(registry.get(LeaseMetrics.REAUTHENTICATIONS).tag("lease", "short-db").counter().count())
 				.isZero();
 			assertThat(registry.get(LeaseMetrics.LEASE_REMAINING).tag("lease", "short-db").gauge().value())

@@ -8,6 +8,7 @@ import java.util.Locale;
 import java.util.SplittableRandom;
 
 import dev.leasekeeper.core.RenewalPolicy;
+import dev.leasekeeper.core.RenewalSchedule;
 
 /**
  * Outage survival: the share of a fleet's leases lost to one outage, against the outage's
@@ -45,13 +46,15 @@ final class OutageSurvival {
 
 	/**
 	 * The longest outage Leasekeeper's defaults promise to lose nothing in:
-	 * {@code (1 − renewAt) × TTL − attemptTimeout − expiryBuffer}.
+	 * {@code (1 − renewAt) × TTL − expiryBuffer − retryMaxInterval}, the last two from
+	 * the budget of the window.
 	 */
 	static Duration promised() {
 		RenewalPolicy policy = RenewalPolicy.defaults();
+		RenewalSchedule.Budget budget = new RenewalSchedule(policy).budget(FleetStorm.TTL);
 		return Fleet.seconds((1 - policy.renewAt()) * FleetStorm.TTL.toSeconds())
-			.minus(policy.attemptTimeout())
-			.minus(policy.expiryBuffer());
+			.minus(budget.expiryBuffer())
+			.minus(budget.retryMaxInterval());
 	}
 
 	/** The share of leases lost, averaged over the seeds. */
