@@ -15,7 +15,8 @@ import org.jspecify.annotations.Nullable;
  * @param tokenExpiry the expiry of that token, or {@code null}
  * @param tokenValidUntil until when the engine vouches for that token, or {@code null}
  * @param goneAt when the store said the credential is gone, or {@code null}
- * @param renewalSentAt when a renewal whose answer has not come was sent, or {@code null}
+ * @param renewalSentAt when the first renewal since the last answered one was sent, or
+ * {@code null}
  * @param validUntil until when the engine vouches for it ({@link Instant#MAX} when it
  * does not expire)
  * @author Leasekeeper

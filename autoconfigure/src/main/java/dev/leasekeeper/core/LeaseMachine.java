@@ -505,11 +505,6 @@ final class LeaseMachine {
 			}
 			recordFailure(failure);
 			if (op == Op.RENEW) {
-				if (this.s.held != null && !"timeout".equals(failure.getErrorClass())) {
-					// the store answered: it did not renew (only an unanswered renewal
-					// may have)
-					this.s.held = this.s.held.withRenewalSentAt(null, LeaseMachine.this.schedule);
-				}
 				renewalFailed(failure);
 			}
 			else {
@@ -799,7 +794,9 @@ final class LeaseMachine {
 		void send(Op op, Instant deadline) {
 			this.s.inFlight = op;
 			this.s.attemptDeadline = deadline;
-			if (op == Op.RENEW && this.s.held != null) {
+			if (op == Op.RENEW && this.s.held != null && this.s.held.renewalSentAt() == null) {
+				// until a renewal is answered, the earliest one sent bounds what the
+				// store holds
 				this.s.held = this.s.held.withRenewalSentAt(this.now, LeaseMachine.this.schedule);
 			}
 			this.s.nextAt = null;

@@ -174,6 +174,8 @@ class DeterministicSimulationTests {
 
 		private boolean maxTtlLowered;
 
+		private @Nullable String tokenId;
+
 		private Instant lowestCeiling = Instant.MAX;
 
 		private Duration shortest = Duration.ZERO;
@@ -289,6 +291,13 @@ class DeterministicSimulationTests {
 					}
 
 					@Override
+					public void onAcquired(LeaseSnapshot snapshot) {
+						if (snapshot.name().equals("token")) {
+							Simulation.this.tokenId = snapshot.leaseId();
+						}
+					}
+
+					@Override
 					public void onTimerLate(LeaseSnapshot snapshot, Duration lateness) {
 						seen(Kind.STALL);
 						trace("LATE " + snapshot.name() + " by " + lateness);
@@ -305,6 +314,22 @@ class DeterministicSimulationTests {
 					public void onRotated(LeaseSnapshot snapshot, int previousGeneration, RotationCause cause) {
 						trace("ROTATED " + snapshot.name() + " " + previousGeneration + "->" + snapshot.generation()
 								+ " " + cause);
+						// a token is replaced only once lost (a loss needs a cause of its
+						// own), or when
+						// Vault no longer vouches for it or will not renew it for a full
+						// window: a
+						// refused path is never a reason to log in again
+						if (snapshot.name().equals("token") && Simulation.this.tokenId != null
+								&& cause != RotationCause.LOST) {
+							String old = Simulation.this.tokenId;
+							assertThat(!Simulation.this.fixture.vault.isAlive(old) || !Simulation.this.fixture.vault
+								.belowCeiling(old, Simulation.this.ttls.get("token")))
+								.as("token %s, alive and below its ceiling, replaced at %s (%s)", old, now(), cause)
+								.isTrue();
+						}
+						if (snapshot.name().equals("token")) {
+							Simulation.this.tokenId = snapshot.leaseId();
+						}
 					}
 				})
 				.build();
@@ -523,6 +548,7 @@ class DeterministicSimulationTests {
 					}
 					finally {
 						Instant after = Simulation.this.fixture.vault.expiryOf(current.leaseId());
+						trace("RENEW " + name + " sent, Vault's expiry " + before + " -> " + after);
 						if (before != null && after != null && after.isBefore(before.minusSeconds(1))) {
 							Simulation.this.shortenedUnseen.put(current.leaseId(), now());
 						}

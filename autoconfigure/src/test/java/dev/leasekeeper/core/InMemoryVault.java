@@ -125,6 +125,16 @@ final class InMemoryVault {
 		return ids;
 	}
 
+	/**
+	 * Whether Vault would still renew a token for a full {@code window}: not at its max
+	 * TTL.
+	 */
+	boolean belowCeiling(String accessor, Duration window) {
+		Lease token = this.tokens.get(accessor);
+		return token != null && token.maxTtl != null
+				&& Duration.between(truncate(now()), token.issued.plus(token.maxTtl)).compareTo(window) >= 0;
+	}
+
 	boolean isAlive(String leaseId) {
 		Lease lease = this.leases.containsKey(leaseId) ? this.leases.get(leaseId) : this.tokens.get(leaseId);
 		return lease != null && !lease.revoked && now().isBefore(lease.expireAt)
@@ -205,6 +215,7 @@ final class InMemoryVault {
 				Duration granted = capToMax(ttl, maxTtl);
 				Lease token = new Lease(accessor, "token", truncate(now()), now().plus(granted), null, true);
 				token.secret = "hvs." + nextId();
+				token.maxTtl = effectiveMax(maxTtl);
 				InMemoryVault.this.tokens.put(accessor, token);
 				InMemoryVault.this.tokensBySecret.put(token.secret, token);
 				return new Grant(accessor, granted, true, Map.of("token", token.secret), List.of(), sent);
@@ -357,6 +368,8 @@ final class InMemoryVault {
 		private boolean revoked;
 
 		private @Nullable String secret;
+
+		private @Nullable Duration maxTtl;
 
 		Lease(String id, String role, Instant issued, Instant expireAt, @Nullable Lease parent, boolean renewable) {
 			this.id = id;
