@@ -67,6 +67,7 @@ final class LeaseMachine {
 	Transition apply(State current, LeaseInput input, Instant now, @Nullable TokenView token) {
 		Step step = new Step(current.copy(), now, token);
 		step.on(input);
+		step.followToken();
 		step.capAtValidity();
 		return new Transition(step.s, List.copyOf(step.effects));
 	}
@@ -619,7 +620,7 @@ final class LeaseMachine {
 				this.effects.add(new LeaseEffect.PathRefused(failure, (at != null) ? at : this.s.held.validUntil()));
 			}
 			if (holding) {
-				this.s.state = LeaseState.RETRYING;
+				this.s.state = (retry == Next.ACQUIRE) ? LeaseState.ROTATING : LeaseState.RETRYING;
 				plan((at != null) ? retry : Next.EXPIRE, (at != null) ? at : this.s.held.validUntil());
 				return;
 			}
@@ -824,6 +825,28 @@ final class LeaseMachine {
 		void plan(Next next, Instant at) {
 			this.s.next = next;
 			this.s.nextAt = at;
+		}
+
+		/**
+		 * A grant held under a token that has been replaced dies with that token: move
+		 * it, whatever input brought the lease here (a renewal answered after the news,
+		 * say).
+		 */
+		void followToken() {
+			Held held = this.s.held;
+			if (this.token == null || held == null || !this.token.holds() || !this.s.state.holdsGrant()
+					|| held.tokenGeneration() >= this.token.generation() || this.s.state == LeaseState.ROTATING
+					|| this.s.next == Next.ACQUIRE || this.s.pending == Op.ACQUIRE) {
+				// already moving, or its next acquisition planned
+				return;
+			}
+			if (this.s.inFlight != null) {
+				this.s.pending = Op.ACQUIRE;
+				this.s.cause = RotationCause.TOKEN;
+			}
+			else {
+				acquire(RotationCause.TOKEN);
+			}
 		}
 
 		/**

@@ -104,7 +104,9 @@ final class TokenBinding {
 		int current = mailbox.state().generation;
 		for (ManagedLease dependent : this.dependents) {
 			LeaseMachine.State state = dependent.mailbox().state();
-			boolean onOldToken = state.held != null && state.state.holdsGrant()
+			// a lease being verified (its timer fired late) may still come back on it
+			boolean onOldToken = state.held != null
+					&& (state.state.holdsGrant() || state.inFlight == LeaseMachine.Op.RENEW)
 					&& state.held.tokenGeneration() < current;
 			if (onOldToken || state.releasing > 0) {
 				return;

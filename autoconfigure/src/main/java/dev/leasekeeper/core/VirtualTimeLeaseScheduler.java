@@ -26,6 +26,8 @@ import org.springframework.util.Assert;
  */
 public final class VirtualTimeLeaseScheduler implements LeaseScheduler {
 
+	private static final long LIVELOCK = 1_000_000;
+
 	private final PriorityQueue<Task> queue = new PriorityQueue<>();
 
 	private final VirtualClock clock;
@@ -108,8 +110,21 @@ public final class VirtualTimeLeaseScheduler implements LeaseScheduler {
 	 */
 	public void advanceTo(Instant target) {
 		Task next;
+		Instant instant = null;
+		long atInstant = 0;
 		while ((next = this.queue.peek()) != null && !next.at.isAfter(target)) {
 			this.queue.poll();
+			if (next.at.equals(instant)) {
+				if (++atInstant > LIVELOCK) {
+					// a loop of tasks that never lets time pass: a bug to report, not to
+					// hang on
+					throw new IllegalStateException("More than " + LIVELOCK + " tasks at " + instant);
+				}
+			}
+			else {
+				instant = next.at;
+				atInstant = 0;
+			}
 			if (!next.cancelled) {
 				// a task that fell due during a stall runs late, when the stall ends
 				if (next.at.isAfter(this.clock.now)) {

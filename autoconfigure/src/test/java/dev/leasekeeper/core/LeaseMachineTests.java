@@ -171,7 +171,7 @@ class LeaseMachineTests {
 		State state = renewing().apply(new State());
 		Instant tokenExpiry = T0.plus(Duration.ofMinutes(50));
 		state = machine
-			.apply(state, new LeaseInput.TokenChanged(TokenNews.RENEWED, 0, tokenExpiry, tokenExpiry.minusSeconds(2)),
+			.apply(state, new LeaseInput.TokenChanged(TokenNews.RENEWED, 1, tokenExpiry, tokenExpiry.minusSeconds(2)),
 					RENEWAL, TOKEN)
 			.state();
 		state = machine.apply(state, answered(Op.RENEW, renewedAt(1)), RENEWAL.plusSeconds(1), TOKEN).state();
@@ -182,7 +182,7 @@ class LeaseMachineTests {
 		return (s) -> {
 			s.state = LeaseState.ACTIVE;
 			s.generation = 1;
-			s.held = Held.of(GRANT, 1, 0, null, null, SCHEDULE);
+			s.held = Held.of(GRANT, 1, 1, null, null, SCHEDULE);
 			s.fullTtl = HOUR;
 			s.next = Next.RENEW;
 			s.nextAt = RENEWAL;
