@@ -382,7 +382,12 @@ final class LeaseMachine {
 			this.effects.add(new LeaseEffect.Offer(candidate, usable() ? this.s.held : null));
 		}
 
-		void install(Held next) {
+		void install(Held candidate) {
+			// the token may have been renewed while the consumers were taking the
+			// candidate
+			Held next = (this.token != null && candidate.tokenGeneration() == this.token.generation())
+					? candidate.withToken(this.token.expiry(), this.token.validUntil(), LeaseMachine.this.schedule)
+					: candidate;
 			Held replaced = this.s.held;
 			boolean replacing = usable();
 			int previousGeneration = this.s.generation;

@@ -118,6 +118,16 @@ final class InMemoryVault {
 		return (lease != null) ? lease.expireAt : null;
 	}
 
+	/** The instant Vault would end a lease: its own expiry, or its token's if earlier. */
+	@Nullable Instant effectiveExpiryOf(String leaseId) {
+		Lease lease = this.leases.containsKey(leaseId) ? this.leases.get(leaseId) : this.tokens.get(leaseId);
+		if (lease == null) {
+			return null;
+		}
+		Instant parent = (lease.parent != null) ? effectiveExpiryOf(lease.parent.id) : null;
+		return (parent != null && parent.isBefore(lease.expireAt)) ? parent : lease.expireAt;
+	}
+
 	/** Every secret lease and token id ever issued. */
 	java.util.Set<String> issued() {
 		java.util.Set<String> ids = new java.util.HashSet<>(this.leases.keySet());
