@@ -15,10 +15,11 @@ import org.springframework.web.client.ResourceAccessException;
 import org.springframework.web.client.RestClientResponseException;
 
 /**
- * Classifies what went wrong in a call to Vault, as VAULT_SEMANTICS.md §2 says: lease
- * messages and "past the max TTL" are permanent for that lease, 403 is the token, 429,
- * 412, 5xx except 501 and I/O errors are transient. Messages carry Vault's error text
- * (never a secret) and never the request.
+ * Classifies what went wrong in a call to Vault, as VAULT_SEMANTICS.md §2 says, by
+ * message before status: lease messages and "past the max TTL" are permanent for that
+ * lease whatever the status, then 403 is the token, 429, 412, 5xx except 501 and I/O
+ * errors are transient. Messages carry Vault's error text (never a secret) and never the
+ * request.
  *
  * @author Leasekeeper
  * @since 0.1.0
@@ -57,7 +58,12 @@ public final class VaultFailures {
 	}
 
 	/**
-	 * Classify a Vault answer by its status and error messages.
+	 * Classify a Vault answer by its error messages first, then by its status: a lease
+	 * message is permanent whatever status carries it (a {@code renew-self} in the last
+	 * sub-second before a token's max TTL can answer 500 with {@code past the max TTL}
+	 * inside a multierror, and the database engine wraps the same message), so a client
+	 * that retried every 5xx would retry a dead lease until it expired. Then 403 is the
+	 * token, and 429, 412 and 5xx except 501 are transient.
 	 * @param what what was being done
 	 * @param status the HTTP status
 	 * @param errors the messages of the {@code errors} array
@@ -65,30 +71,36 @@ public final class VaultFailures {
 	 */
 	public static LeaseSourceException fromStatus(String what, int status, String errors) {
 		String message = what + ": Vault answered " + status + ((errors.isEmpty()) ? "" : " (" + errors + ")");
+		LeaseSourceException byMessage = fromLeaseMessage(errors, message);
+		if (byMessage != null) {
+			return byMessage;
+		}
 		if (status == 403) {
 			return LeaseSourceException.unauthorized("permission-denied", message);
 		}
 		if (status == 429 || status == 412 || (status >= 500 && status != 501)) {
 			return LeaseSourceException.transientFailure("http-" + status, message, null);
 		}
-		if (status == 400) {
-			if (errors.contains("lease not found") || errors.contains("invalid lease")) {
-				return LeaseSourceException.gone("lease-not-found", message);
-			}
-			if (errors.contains("lease expired")) {
-				return LeaseSourceException.gone("lease-expired", message);
-			}
-			if (errors.contains("past the max TTL")) {
-				return LeaseSourceException.permanent("past-max-ttl", message);
-			}
-			if (errors.contains("not renewable")) {
-				return LeaseSourceException.permanent("not-renewable", message);
-			}
-			if (errors.contains("invalid role or secret ID")) {
-				return LeaseSourceException.permanent("invalid-credentials", message);
-			}
+		if (status == 400 && errors.contains("invalid role or secret ID")) {
+			return LeaseSourceException.permanent("invalid-credentials", message);
 		}
 		return LeaseSourceException.permanent("http-" + status, message);
+	}
+
+	private static @Nullable LeaseSourceException fromLeaseMessage(String errors, String message) {
+		if (errors.contains("past the max TTL")) {
+			return LeaseSourceException.permanent("past-max-ttl", message);
+		}
+		if (errors.contains("lease not found") || errors.contains("invalid lease")) {
+			return LeaseSourceException.gone("lease-not-found", message);
+		}
+		if (errors.contains("lease expired")) {
+			return LeaseSourceException.gone("lease-expired", message);
+		}
+		if (errors.contains("not renewable")) {
+			return LeaseSourceException.permanent("not-renewable", message);
+		}
+		return null;
 	}
 
 	/**
