@@ -1,0 +1,375 @@
+package dev.leasekeeper.core;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.random.RandomGenerator;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.leasekeeper.core.LeaseInput.TokenNews;
+import dev.leasekeeper.core.LeaseMachine.Next;
+import dev.leasekeeper.core.LeaseMachine.Op;
+import dev.leasekeeper.core.LeaseMachine.State;
+import dev.leasekeeper.core.LeaseMachine.TokenView;
+
+/**
+ * One transition of the {@link LeaseMachine}: what each input does to a copy of the
+ * state, row by row of the table in the machine's comment.
+ *
+ * @author Leasekeeper
+ */
+final class Transitions extends TransitionSupport {
+
+	Transitions(LeaseMachine.Settings settings, RandomGenerator random, State s, Instant now,
+			@Nullable TokenView token) {
+		super(settings, random, s, now, token);
+	}
+
+	void on(LeaseInput input) {
+		if (input instanceof LeaseInput.Start) {
+			if (this.s.state == LeaseState.NEW) {
+				this.s.state = LeaseState.ACQUIRING;
+				acquire(RotationCause.LOST);
+			}
+		}
+		else if (input instanceof LeaseInput.TimerFired fired) {
+			timerFired(fired.due());
+		}
+		else if (input instanceof LeaseInput.Answered answered) {
+			answered(answered.op(), answered.grant());
+		}
+		else if (input instanceof LeaseInput.Failed failed) {
+			failed(failed.op(), failed.failure());
+		}
+		else if (input instanceof LeaseInput.Accepted accepted) {
+			this.s.inFlight = null;
+			if (this.s.state == LeaseState.REVOKED) {
+				this.effects.add(new LeaseEffect.Revoke(accepted.candidate().grant()));
+			}
+			else {
+				install(accepted.candidate());
+			}
+		}
+		else if (input instanceof LeaseInput.Rejected rejected) {
+			this.s.inFlight = null;
+			this.effects.add(new LeaseEffect.Revoke(rejected.candidate().grant()));
+			this.effects.add(new LeaseEffect.ReplacementRejected(rejected.failure()));
+			if (this.s.state != LeaseState.REVOKED) {
+				acquisitionFailed(LeaseSourceException.transientFailure("rejected-by-consumer",
+						"a consumer rejected the new grant", null));
+			}
+		}
+		else if (input instanceof LeaseInput.Released) {
+			this.s.releasing--;
+		}
+		else if (input instanceof LeaseInput.TokenChanged changed) {
+			tokenChanged(changed.news(), changed.generation(), changed.expiry(), changed.validUntil());
+		}
+		else if (input instanceof LeaseInput.VerifyRequested verify) {
+			verifyRequested(verify.generation());
+		}
+		else if (input instanceof LeaseInput.RenewRequested) {
+			if (this.s.held != null && this.s.state.holdsGrant() && this.s.state != LeaseState.ROTATING) {
+				request(Op.RENEW);
+			}
+		}
+		else if (input instanceof LeaseInput.RotateRequested rotate) {
+			if (this.s.state != LeaseState.NEW && this.s.state != LeaseState.REVOKED) {
+				acquire(rotate.cause());
+			}
+		}
+		else if (input instanceof LeaseInput.Stop stop) {
+			stop(stop.revoke());
+		}
+	}
+
+	/* ---- Timer ---- */
+
+	void timerFired(Instant due) {
+		if (this.s.state == LeaseState.REVOKED || this.s.state == LeaseState.NEW) {
+			return;
+		}
+		if (this.s.inFlight != null) {
+			if (this.s.attemptDeadline != null && !this.now.isBefore(this.s.attemptDeadline)) {
+				Op op = this.s.inFlight;
+				failed(op, LeaseSourceException.transientFailure("timeout", "no answer in time", null));
+			}
+			else if (usableHeldExpired()) {
+				lose(LeaseLossReason.EXPIRED, errorClass());
+			}
+			return;
+		}
+		Next next = this.s.next;
+		if (next == null || this.s.nextAt == null) {
+			return;
+		}
+		this.s.next = null;
+		this.s.nextAt = null;
+		Duration lateness = Duration.between(due, this.now);
+		boolean pastValidity = usableHeldExpired();
+		if (lateness.compareTo(this.schedule.lateTolerance(window())) > 0) {
+			this.effects.add(new LeaseEffect.Late(lateness, pastValidity));
+		}
+		else if (next == Next.EXPIRE && pastValidity) {
+			// on time: every attempt within the validity failed
+			lose(LeaseLossReason.EXPIRED, errorClass());
+			return;
+		}
+		if (pastValidity) {
+			uncertain(next);
+		}
+		else if (next == Next.ACQUIRE) {
+			acquire(this.s.cause);
+		}
+		else {
+			renewOrReplace();
+		}
+	}
+
+	/**
+	 * The validity passed unseen: one authoritative attempt before calling it lost.
+	 */
+	void uncertain(Next next) {
+		Held held = this.s.held;
+		if (held == null || !held.grant().renewable() || next == Next.ACQUIRE) {
+			lose(LeaseLossReason.EXPIRED, errorClass());
+			return;
+		}
+		this.s.state = LeaseState.EXPIRED;
+		send(Op.RENEW, this.now.plus(this.schedule.budget(window()).attemptTimeout()));
+	}
+
+	/* ---- Answers ---- */
+
+	void answered(Op op, Grant grant) {
+		if (op != this.s.inFlight) {
+			if (op == Op.ACQUIRE) {
+				// the attempt was abandoned: nobody will use this grant
+				this.effects.add(new LeaseEffect.Revoke(grant));
+			}
+			return;
+		}
+		this.s.inFlight = null;
+		this.s.attemptDeadline = null;
+		if (op == Op.ACQUIRE) {
+			acquired(grant);
+		}
+		else if (op == Op.RENEW) {
+			renewed(grant);
+		}
+		else if (op == Op.VERIFY) {
+			confirmed();
+			runPending();
+		}
+	}
+
+	void acquired(Grant grant) {
+		if (this.s.state == LeaseState.REVOKED) {
+			this.effects.add(new LeaseEffect.Revoke(grant));
+			return;
+		}
+		if (this.token != null && this.s.sentUnder != this.token.generation()) {
+			// obtained under a token that is no longer current: it would die with it
+			this.effects.add(new LeaseEffect.Revoke(grant));
+			acquire(RotationCause.TOKEN);
+			return;
+		}
+		Held candidate = Held.of(grant, this.s.generation + 1, this.s.sentUnder,
+				(this.token != null) ? this.token.expiry() : null,
+				(this.token != null) ? this.token.validUntil() : null, this.schedule);
+		this.s.inFlight = Op.OFFER;
+		this.effects.add(new LeaseEffect.Offer(candidate, usable() ? this.s.held : null));
+	}
+
+	void install(Held candidate) {
+		// the token may have been renewed while the consumers were taking the
+		// candidate
+		Held next = (this.token != null && candidate.tokenGeneration() == this.token.generation())
+				? candidate.withToken(this.token.expiry(), this.token.validUntil(), this.schedule) : candidate;
+		Held replaced = this.s.held;
+		boolean replacing = usable();
+		int previousGeneration = this.s.generation;
+		this.s.generation = next.generation();
+		this.s.held = next;
+		Grant grant = next.grant();
+		this.s.fullTtl = grant.ttl();
+		clearFailures();
+		this.s.lossReported = false;
+		this.s.lastAcquiredAt = this.now;
+		if (this.token != null && next.tokenGeneration() != this.token.generation()) {
+			// the token changed while the consumers were taking this grant
+			this.s.pending = Op.ACQUIRE;
+			this.s.cause = RotationCause.TOKEN;
+		}
+		else if (this.s.pending == Op.ACQUIRE) {
+			this.s.pending = null;
+		}
+		RotationCause cause = replacing ? this.s.cause : RotationCause.LOST;
+		if (!grant.expires()) {
+			this.s.state = LeaseState.ACTIVE;
+		}
+		else if (!grant.renewable()) {
+			this.s.state = LeaseState.CEILING;
+			this.s.cause = RotationCause.CEILING;
+			plan(Next.ACQUIRE, (next.generation() == 1) ? this.schedule.firstRenewal(grant, random())
+					: this.schedule.nextRenewal(grant, random()));
+		}
+		else {
+			this.s.state = LeaseState.ACTIVE;
+			plan(Next.RENEW, this.schedule.firstRenewal(grant, random()));
+		}
+		checkWindow();
+		if (grant.expires() && !grant.renewable()) {
+			ceiling(next);
+		}
+		this.effects.add((previousGeneration == 0) ? new LeaseEffect.Acquired()
+				: new LeaseEffect.Rotated(previousGeneration, cause));
+		this.effects.add(new LeaseEffect.TellDependents(TokenNews.REPLACED, next.generation(), next.expiry(),
+				next.validUntilOrNull()));
+		if (replaced != null && replaced.generation() < next.generation()) {
+			this.s.releasing++;
+			this.effects.add(new LeaseEffect.Release(replaced, this.settings.revokeReplaced()));
+		}
+		runPending();
+	}
+
+	void renewed(Grant answer) {
+		Held previous = this.s.held;
+		if (previous == null) {
+			return;
+		}
+		Grant grant = answer.data().isEmpty() ? answer.withData(previous.grant().data()) : answer;
+		Held next = previous.withGrant(grant, this.schedule);
+		this.s.held = next;
+		int attempts = this.s.failures + 1;
+		clearFailures();
+		boolean capped = this.schedule.showsCeiling(grant, this.settings.increment(), this.s.fullTtl);
+		if (!capped) {
+			this.s.fullTtl = grant.ttl();
+		}
+		if (!grant.expires()) {
+			this.s.state = LeaseState.ACTIVE;
+			this.s.nextAt = null;
+			this.s.next = null;
+		}
+		else if (capped && this.settings.onCeiling() == CeilingAction.ROTATE) {
+			this.s.state = LeaseState.CEILING;
+			this.s.cause = RotationCause.CEILING;
+			plan(Next.ACQUIRE, this.schedule.rotation(grant, random(), this.now));
+		}
+		else {
+			this.s.state = LeaseState.ACTIVE;
+			plan(Next.RENEW, this.schedule.nextRenewal(grant, random()));
+		}
+		checkWindow();
+		Instant previousExpiry = previous.expiry();
+		Duration remaining = (previousExpiry != null) ? Duration.between(grant.obtainedAt(), previousExpiry)
+				: Duration.ZERO;
+		this.effects.add(new LeaseEffect.Renewed(previousExpiry, remaining.isNegative() ? Duration.ZERO : remaining,
+				attempts, capped));
+		if (capped) {
+			ceiling(next);
+		}
+		this.effects.add(new LeaseEffect.TellDependents(TokenNews.RENEWED, next.generation(), next.expiry(),
+				next.validUntilOrNull()));
+		if (this.s.pending == Op.RENEW) {
+			this.s.pending = null;
+		}
+		else if (this.s.pending == Op.VERIFY) {
+			// a renewal proves the token valid as well as a look-up does
+			this.s.pending = null;
+			confirmed();
+		}
+		runPending();
+	}
+
+	/* ---- The token ---- */
+
+	void tokenChanged(TokenNews news, int generation, @Nullable Instant expiry, @Nullable Instant validUntil) {
+		Held held = this.s.held;
+		if (this.s.state == LeaseState.REVOKED) {
+			return;
+		}
+		switch (news) {
+			case RENEWED -> {
+				if (held != null && held.tokenGeneration() == generation) {
+					this.s.held = held.withToken(expiry, validUntil, this.schedule);
+					replanCappedAction();
+				}
+			}
+			case REPLACED -> {
+				if (this.s.inFlight == null && this.s.pending == Op.ACQUIRE) {
+					this.s.pending = null;
+					acquire(this.s.cause);
+				}
+				else if (held != null && this.s.state.holdsGrant() && held.tokenGeneration() < generation) {
+					acquire(RotationCause.TOKEN);
+				}
+			}
+			case LOST -> {
+				if (held != null && this.s.state.holdsGrant() && held.tokenGeneration() <= generation) {
+					lose(LeaseLossReason.EXPIRED, "token-lost");
+				}
+			}
+			case CONFIRMED -> {
+				LeaseSourceException failure = this.s.lastFailure;
+				if (this.s.inFlight == null && failure != null
+						&& failure.getKind() == LeaseSourceException.Kind.UNAUTHORIZED && this.s.refusals == 0) {
+					pathRefused(failure, (this.s.next == Next.ACQUIRE) ? Next.ACQUIRE : Next.RENEW);
+				}
+			}
+		}
+	}
+
+	@Override
+	void verifyRequested(int generation) {
+		if (this.s.generation != generation || !usable()) {
+			return;
+		}
+		Instant verified = this.s.verifiedAt;
+		if (verified != null
+				&& Duration.between(verified, this.now).compareTo(this.schedule.verificationValidity(window())) < 0) {
+			confirmed();
+			return;
+		}
+		if (this.s.inFlight != null) {
+			if (this.s.pending == null) {
+				this.s.pending = Op.VERIFY;
+			}
+			return;
+		}
+		Duration timeout = this.schedule.attemptTimeout(this.now, this.s.held.validUntil(), window());
+		this.s.inFlight = Op.VERIFY;
+		this.s.attemptDeadline = this.now.plus(timeout);
+		this.effects.add(new LeaseEffect.Send(Op.VERIFY));
+	}
+
+	/* ---- Commands and stop ---- */
+
+	void request(Op op) {
+		if (this.s.inFlight != null) {
+			// a replacement asked for is never downgraded to a renewal
+			if (this.s.pending != Op.ACQUIRE) {
+				this.s.pending = op;
+			}
+			return;
+		}
+		renewOrReplace();
+	}
+
+	void stop(boolean revoke) {
+		if (this.s.state == LeaseState.REVOKED) {
+			return;
+		}
+		Held held = this.s.held;
+		Grant revocation = (revoke && held != null && this.s.state.holdsGrant()) ? held.grant() : null;
+		this.s.state = LeaseState.REVOKED;
+		this.s.inFlight = null;
+		this.s.attemptDeadline = null;
+		this.s.pending = null;
+		this.s.nextAt = null;
+		this.s.next = null;
+		this.effects.add(new LeaseEffect.Shutdown(revoke, revocation));
+	}
+
+}
