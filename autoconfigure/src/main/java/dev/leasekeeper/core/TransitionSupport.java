@@ -253,6 +253,10 @@ abstract class TransitionSupport {
 			if (usable()) {
 				plan(Next.EXPIRE, this.s.held.validUntil());
 			}
+			else if (this.s.state.holdsGrant()) {
+				// its validity passed, and no token to obtain another under
+				lose(LeaseLossReason.EXPIRED, errorClass());
+			}
 			return;
 		}
 		this.s.state = usable() ? LeaseState.ROTATING : LeaseState.ACQUIRING;
@@ -262,7 +266,12 @@ abstract class TransitionSupport {
 
 	void renewOrReplace() {
 		Held held = this.s.held;
-		if (held != null && usable() && held.grant().renewable()) {
+		if (held != null && usableHeldExpired() && held.grant().renewable()) {
+			// its validity passed before its timer fired: one authoritative attempt
+			this.s.state = LeaseState.EXPIRED;
+			send(Op.RENEW, this.now.plus(this.schedule.budget(window()).attemptTimeout()));
+		}
+		else if (held != null && usable() && held.grant().renewable()) {
 			this.s.state = (this.s.failures > 0) ? LeaseState.RETRYING : LeaseState.RENEWING;
 			send(Op.RENEW, this.now.plus(this.schedule.attemptTimeout(this.now, held.validUntil(), window())));
 		}
