@@ -262,7 +262,8 @@ final class Transitions extends TransitionSupport {
 			plan(Next.RENEW, this.schedule.nextRenewal(grant, random()));
 		}
 		checkWindow();
-		Instant previousExpiry = previous.expiry();
+		// as held before this renewal was sent, not as an unanswered renewal bounded it
+		Instant previousExpiry = previous.withRenewalSentAt(null, this.schedule).expiry();
 		Duration remaining = (previousExpiry != null) ? Duration.between(grant.obtainedAt(), previousExpiry)
 				: Duration.ZERO;
 		this.effects.add(new LeaseEffect.Renewed(previousExpiry, remaining.isNegative() ? Duration.ZERO : remaining,

@@ -358,8 +358,12 @@ class FaultMatrixTests {
 			}
 			assertThat(renewals).allSatisfy((entry) -> assertThat(entry.status()).isEqualTo(200));
 			// about every 5 s, the planned half of the window: the jumps moved nothing
-			assertThat(renewals).hasSizeBetween(3, 5);
-			assertThat(gaps).allSatisfy((gap) -> assertThat(gap).isBetween(4000L, 6000L));
+			// (an
+			// attempt past its 1 s timeout on a loaded machine is retried at once: at
+			// most one)
+			assertThat(renewals).hasSizeBetween(3, 6);
+			assertThat(gaps).allSatisfy((gap) -> assertThat(gap).isLessThanOrEqualTo(6000L));
+			assertThat(gaps).filteredOn((gap) -> gap < 4000L).hasSizeLessThanOrEqualTo(1);
 			assertThat(vault.simulator().isLeaseAlive(leaseId)).isTrue();
 			assertThat(lines).noneMatch((line) -> line.startsWith("EVENT LeaseLostEvent")
 					|| line.startsWith("EVENT LeaseRotatedEvent") || line.startsWith("EVENT LeaseCeilingReachedEvent"));
