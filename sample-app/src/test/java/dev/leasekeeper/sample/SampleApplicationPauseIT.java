@@ -1,20 +1,13 @@
 package dev.leasekeeper.sample;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -51,78 +44,50 @@ class SampleApplicationPauseIT {
 	@Test
 	void aProcessStoppedFromBeforeItsRenewalUntilPastTheExpiryHasANewCredentialWithinFiveSecondsOfResuming()
 			throws Exception {
-		Path jar = Path.of(System.getProperty("sample.jar", "target/leasekeeper-sample-app-0.1.0-SNAPSHOT-exec.jar"));
-		assertThat(jar).exists();
 		try (EmbeddedInfrastructure.Running infrastructure = EmbeddedInfrastructure.Running
-			.start(new StandardEnvironment())) {
-			ProcessBuilder builder = new ProcessBuilder(
-					Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar", jar.toString(),
-					"--spring.profiles.active=vault", "--server.port=0")
-				.redirectErrorStream(true);
-			builder.environment().put("VAULT_ADDR", infrastructure.vault().uri().toString());
-			builder.environment().put("VAULT_ROLE_ID", EmbeddedInfrastructure.ROLE_ID);
-			builder.environment()
-				.put("VAULT_SECRET_ID",
-						(String) infrastructure.properties().get("leasekeeper.vault.app-role.secret-id"));
-			builder.environment().put("DATABASE_URL", infrastructure.jdbcUrl());
-			Process process = builder.start();
-			List<String> output = Collections.synchronizedList(new ArrayList<>());
-			Thread reader = new Thread(() -> {
-				try (BufferedReader lines = new BufferedReader(
-						new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-					lines.lines().forEach(output::add);
-				}
-				catch (Exception ex) {
-					// the process ended
-				}
+			.start(new StandardEnvironment()); PackagedSampleApp app = PackagedSampleApp.start(infrastructure)) {
+			Process process = app.process;
+			List<String> output = app.output;
+			await().atMost(Duration.ofSeconds(90))
+				.until(() -> processedOrders(infrastructure) > 0 || !process.isAlive());
+			assertThat(process.isAlive()).as("the application runs: %s", output).isTrue();
+			int port = port(output);
+			// the first renewal of a grant is spread: wait for one that is at least 2
+			// s away
+			JsonNode lease = await().atMost(Duration.ofSeconds(60))
+				.until(() -> ordersLease(port), (node) -> node != null && "ACTIVE".equals(text(node, "state"))
+						&& Instant.parse(text(node, "nextRenewalAt")).isAfter(Instant.now().plusSeconds(2)));
+			int generation = lease.get("generation").asInt();
+			String userBefore = query(infrastructure, LAST_PROCESSED_BY);
+			Instant renewal = Instant.parse(text(lease, "nextRenewalAt"));
+			Instant expiry = Instant.parse(text(lease, "expiresAt"));
+			await().pollInterval(Duration.ofMillis(20))
+				.atMost(Duration.ofSeconds(60))
+				.until(() -> Instant.now().isAfter(renewal.minusMillis(500)));
+			signal("STOP", process.pid());
+			Instant stopped = Instant.now();
+			// stopped across the renewal point and past the expiry (Vault expires it)
+			await().pollInterval(Duration.ofMillis(50))
+				.atMost(Duration.ofSeconds(60))
+				.until(() -> Instant.now().isAfter(expiry.plusSeconds(2)));
+			signal("CONT", process.pid());
+			Instant resumed = Instant.now();
+			await().atMost(Duration.ofSeconds(5)).until(() -> {
+				JsonNode now = ordersLease(port);
+				return now != null && now.get("generation").asInt() > generation && "ACTIVE".equals(text(now, "state"));
 			});
-			reader.start();
-			try {
-				await().atMost(Duration.ofSeconds(90))
-					.until(() -> processedOrders(infrastructure) > 0 || !process.isAlive());
-				assertThat(process.isAlive()).as("the application runs: %s", output).isTrue();
-				int port = port(output);
-				// the first renewal of a grant is spread: wait for one that is at least 2
-				// s away
-				JsonNode lease = await().atMost(Duration.ofSeconds(60))
-					.until(() -> ordersLease(port), (node) -> node != null && "ACTIVE".equals(text(node, "state"))
-							&& Instant.parse(text(node, "nextRenewalAt")).isAfter(Instant.now().plusSeconds(2)));
-				int generation = lease.get("generation").asInt();
-				String userBefore = query(infrastructure, LAST_PROCESSED_BY);
-				Instant renewal = Instant.parse(text(lease, "nextRenewalAt"));
-				Instant expiry = Instant.parse(text(lease, "expiresAt"));
-				await().pollInterval(Duration.ofMillis(20))
-					.atMost(Duration.ofSeconds(60))
-					.until(() -> Instant.now().isAfter(renewal.minusMillis(500)));
-				signal("STOP", process.pid());
-				Instant stopped = Instant.now();
-				// stopped across the renewal point and past the expiry (Vault expires it)
-				await().pollInterval(Duration.ofMillis(50))
-					.atMost(Duration.ofSeconds(60))
-					.until(() -> Instant.now().isAfter(expiry.plusSeconds(2)));
-				signal("CONT", process.pid());
-				Instant resumed = Instant.now();
-				await().atMost(Duration.ofSeconds(5)).until(() -> {
-					JsonNode now = ordersLease(port);
-					return now != null && now.get("generation").asInt() > generation
-							&& "ACTIVE".equals(text(now, "state"));
-				});
-				Duration recovery = Duration.between(resumed, Instant.now());
-				List<JournalEntry> obtained = infrastructure.vault()
-					.journal((entry) -> entry.path().equals("database/creds/orders") && entry.status() == 200
-							&& entry.at().isAfter(resumed.minusMillis(100)));
-				assertThat(obtained).isNotEmpty();
-				// the worker processes orders again, as the new database user
-				await().atMost(Duration.ofSeconds(10))
-					.until(() -> !userBefore.equals(query(infrastructure, LAST_PROCESSED_BY)));
-				Files.write(Path.of("target", "pause-it.log"), output);
-				assertThat(output).anyMatch((line) -> line.contains("late") && line.contains("orders-db"));
-				System.out.println("Pause: stopped " + Duration.between(stopped, resumed).toMillis()
-						+ " ms; new credential " + recovery.toMillis() + " ms after SIGCONT");
-			}
-			finally {
-				process.destroyForcibly();
-			}
+			Duration recovery = Duration.between(resumed, Instant.now());
+			List<JournalEntry> obtained = infrastructure.vault()
+				.journal((entry) -> entry.path().equals("database/creds/orders") && entry.status() == 200
+						&& entry.at().isAfter(resumed.minusMillis(100)));
+			assertThat(obtained).isNotEmpty();
+			// the worker processes orders again, as the new database user
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> !userBefore.equals(query(infrastructure, LAST_PROCESSED_BY)));
+			app.saveOutput("pause-it.log");
+			assertThat(output).anyMatch((line) -> line.contains("late") && line.contains("orders-db"));
+			System.out.println("Pause: stopped " + Duration.between(stopped, resumed).toMillis()
+					+ " ms; new credential " + recovery.toMillis() + " ms after SIGCONT");
 		}
 	}
 

@@ -1,16 +1,9 @@
 package dev.leasekeeper.sample;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -32,53 +25,24 @@ class SampleApplicationShutdownIT {
 
 	@Test
 	void sigtermRevokesTheLeaseAndTheTokenAndTheDatabaseUserIsDropped() throws Exception {
-		Path jar = Path.of(System.getProperty("sample.jar", "target/leasekeeper-sample-app-0.1.0-SNAPSHOT-exec.jar"));
-		assertThat(jar).exists();
 		try (EmbeddedInfrastructure.Running infrastructure = EmbeddedInfrastructure.Running
-			.start(new StandardEnvironment())) {
-			ProcessBuilder builder = new ProcessBuilder(
-					Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar", jar.toString(),
-					"--spring.profiles.active=vault", "--server.port=0")
-				.redirectErrorStream(true);
-			builder.environment().put("VAULT_ADDR", infrastructure.vault().uri().toString());
-			builder.environment().put("VAULT_ROLE_ID", EmbeddedInfrastructure.ROLE_ID);
-			builder.environment()
-				.put("VAULT_SECRET_ID",
-						(String) infrastructure.properties().get("leasekeeper.vault.app-role.secret-id"));
-			builder.environment().put("DATABASE_URL", infrastructure.jdbcUrl());
-			Process process = builder.start();
-			List<String> output = Collections.synchronizedList(new ArrayList<>());
-			Thread reader = new Thread(() -> {
-				try (BufferedReader lines = new BufferedReader(
-						new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-					lines.lines().forEach(output::add);
-				}
-				catch (Exception ex) {
-					// the process ended
-				}
-			});
-			reader.start();
-			try {
-				await().atMost(Duration.ofSeconds(90))
-					.until(() -> processedOrders(infrastructure) > 0 || !process.isAlive());
-				assertThat(process.isAlive()).as("the application runs: %s", output).isTrue();
-				String username = processedBy(infrastructure);
-				assertThat(roleExists(infrastructure, username)).isTrue();
-				process.destroy(); // SIGTERM
-				assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("stopped within 60 s").isTrue();
-				reader.join(5_000);
-				Files.write(Path.of("target", "shutdown-it.log"), output);
-				List<JournalEntry> journal = infrastructure.vault().journal();
-				assertThat(journal)
-					.anyMatch((entry) -> entry.path().equals("sys/leases/revoke") && entry.status() == 204
-							&& entry.leaseId() != null && entry.leaseId().startsWith("database/creds/orders/"));
-				assertThat(journal)
-					.anyMatch((entry) -> entry.path().equals("auth/token/revoke-self") && entry.status() == 204);
-				assertThat(roleExists(infrastructure, username)).as("database user %s dropped", username).isFalse();
-			}
-			finally {
-				process.destroyForcibly();
-			}
+			.start(new StandardEnvironment()); PackagedSampleApp app = PackagedSampleApp.start(infrastructure)) {
+			Process process = app.process;
+			List<String> output = app.output;
+			await().atMost(Duration.ofSeconds(90))
+				.until(() -> processedOrders(infrastructure) > 0 || !process.isAlive());
+			assertThat(process.isAlive()).as("the application runs: %s", output).isTrue();
+			String username = processedBy(infrastructure);
+			assertThat(roleExists(infrastructure, username)).isTrue();
+			process.destroy(); // SIGTERM
+			assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("stopped within 60 s").isTrue();
+			app.saveOutput("shutdown-it.log");
+			List<JournalEntry> journal = infrastructure.vault().journal();
+			assertThat(journal).anyMatch((entry) -> entry.path().equals("sys/leases/revoke") && entry.status() == 204
+					&& entry.leaseId() != null && entry.leaseId().startsWith("database/creds/orders/"));
+			assertThat(journal)
+				.anyMatch((entry) -> entry.path().equals("auth/token/revoke-self") && entry.status() == 204);
+			assertThat(roleExists(infrastructure, username)).as("database user %s dropped", username).isFalse();
 		}
 	}
 
