@@ -1,15 +1,8 @@
 package dev.leasekeeper.autoconfigure;
 
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 
 import javax.sql.DataSource;
 
@@ -36,7 +29,7 @@ import static org.awaitility.Awaitility.await;
  * A new user's application: every Leasekeeper property at its default, token login, one
  * {@code database/creds/orders} lease feeding {@code spring.datasource}, a role of 6 s
  * TTL and 18 s max TTL, real HTTP to the simulator and a real PostgreSQL. The lease is
- * renewed, reaches its ceiling and is rotated, twice, while four threads query with no
+ * renewed, reaches its ceiling and is rotated, twice, while two threads query with no
  * failed query.
  */
 class ShortTtlWithDefaultsIntegrationTests {
@@ -71,41 +64,16 @@ class ShortTtlWithDefaultsIntegrationTests {
 			LeasekeeperAutoConfigurationTests.Events events = context
 				.getBean(LeasekeeperAutoConfigurationTests.Events.class);
 			LeaseRenewer renewer = context.getBean("ordersDbLeaseRenewer", LeaseRenewer.class);
-			DataSource dataSource = context.getBean(DataSource.class);
-			AtomicBoolean running = new AtomicBoolean(true);
-			AtomicLong queries = new AtomicLong();
-			List<Throwable> failures = new ArrayList<>();
-			Set<String> users = ConcurrentHashMap.newKeySet();
-			List<Thread> workers = new ArrayList<>();
-			for (int i = 0; i < 4; i++) {
-				Thread worker = new Thread(() -> {
-					while (running.get()) {
-						try (Connection connection = dataSource.getConnection();
-								ResultSet result = connection.createStatement()
-									.executeQuery("SELECT current_user, count(*) FROM orders")) {
-							result.next();
-							users.add(result.getString(1));
-							queries.incrementAndGet();
-						}
-						catch (Throwable ex) {
-							synchronized (failures) {
-								failures.add(ex);
-							}
-						}
-					}
-				}, "query-" + i);
-				worker.start();
-				workers.add(worker);
-			}
+			FaultMatrixTests.Workload workload = new FaultMatrixTests.Workload(context.getBean(DataSource.class),
+					events);
+			workload.start();
+			String firstUser = (String) renewer.current().data().get("username");
 			// 18 s per generation at most: the second rotation within a minute
 			await().atMost(Duration.ofSeconds(60)).until(() -> renewer.current().generation() >= 3);
-			running.set(false);
-			for (Thread worker : workers) {
-				worker.join(10_000);
-			}
-			assertThat(failures).as("failed queries").isEmpty();
-			assertThat(queries.get()).isGreaterThan(100);
-			assertThat(users).hasSizeGreaterThanOrEqualTo(2);
+			workload.stop();
+			assertThat(workload.failures()).as("failed queries").isEmpty();
+			assertThat(workload.queries.get()).isGreaterThan(100);
+			assertThat(renewer.current().data().get("username")).isNotEqualTo(firstUser);
 			assertThat(events.of(LeaseRenewedEvent.class)).hasSizeGreaterThanOrEqualTo(4);
 			assertThat(events.of(LeaseCeilingReachedEvent.class)).hasSizeGreaterThanOrEqualTo(2);
 			assertThat(events.of(LeaseRotatedEvent.class)).hasSizeGreaterThanOrEqualTo(2)
