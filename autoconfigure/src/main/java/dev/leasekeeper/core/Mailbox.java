@@ -3,6 +3,7 @@ package dev.leasekeeper.core;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
@@ -272,15 +273,17 @@ final class Mailbox {
 	}
 
 	private void shutdown(boolean revoke, @Nullable Grant held) {
-		Held awaiting = this.binding.takeDeferred();
+		List<Held> awaiting = this.binding.takeDeferred();
 		this.scheduler.call(() -> {
 			boolean revoked = false;
 			if (revoke && held != null) {
 				this.source.revoke(held);
 				revoked = true;
 			}
-			if (revoke && awaiting != null) {
-				this.source.revoke(awaiting.grant());
+			if (revoke) {
+				for (Held replaced : awaiting) {
+					this.source.revoke(replaced.grant());
+				}
 			}
 			return revoked;
 		}, (revoked, failure) -> {

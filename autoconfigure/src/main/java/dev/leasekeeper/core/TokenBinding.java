@@ -1,6 +1,7 @@
 package dev.leasekeeper.core;
 
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -24,7 +25,7 @@ final class TokenBinding {
 
 	private final List<ManagedLease> dependents = new CopyOnWriteArrayList<>();
 
-	private @Nullable Held deferred;
+	private final List<Held> deferred = new ArrayList<>();
 
 	private @Nullable Mailbox own;
 
@@ -75,13 +76,16 @@ final class TokenBinding {
 		if (this.dependents.isEmpty()) {
 			return false;
 		}
-		this.deferred = replaced;
+		this.deferred.add(replaced);
 		return true;
 	}
 
-	@Nullable Held takeDeferred() {
-		Held held = this.deferred;
-		this.deferred = null;
+	/**
+	 * The replaced tokens still waiting for their dependents, handed over on shutdown.
+	 */
+	List<Held> takeDeferred() {
+		List<Held> held = List.copyOf(this.deferred);
+		this.deferred.clear();
 		return held;
 	}
 
@@ -96,9 +100,8 @@ final class TokenBinding {
 	}
 
 	private void revokeIfMoved() {
-		Held replaced = this.deferred;
 		Mailbox mailbox = this.own;
-		if (replaced == null || mailbox == null) {
+		if (this.deferred.isEmpty() || mailbox == null) {
 			return;
 		}
 		int current = mailbox.state().generation;
@@ -112,8 +115,10 @@ final class TokenBinding {
 				return;
 			}
 		}
-		this.deferred = null;
-		mailbox.revokeReplaced(replaced);
+		// every dependent is on the current token: each token it replaced can go
+		for (Held replaced : takeDeferred()) {
+			mailbox.revokeReplaced(replaced);
+		}
 	}
 
 }
