@@ -82,6 +82,18 @@ abstract class TransitionSupport {
 		else {
 			acquisitionFailed(failure);
 		}
+		// what was asked for meanwhile: a replacement runs now (a renewal that keeps
+		// failing
+		// must not starve it); another renewal or acquisition is the retry just planned
+		if (this.s.pending == Op.ACQUIRE && this.s.next != Next.ACQUIRE) {
+			runPending();
+		}
+		else if (this.s.pending != Op.VERIFY) {
+			this.s.pending = null;
+		}
+		else {
+			runPending();
+		}
 	}
 
 	void renewalFailed(LeaseSourceException failure) {

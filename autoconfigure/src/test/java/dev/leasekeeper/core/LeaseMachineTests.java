@@ -126,6 +126,13 @@ class LeaseMachineTests {
 				row("dependent active + token lost → expired, waits for the token", active(),
 						new LeaseInput.TokenChanged(TokenNews.LOST, 1, null, null), RENEWAL.minusSeconds(60),
 						new TokenView(1, false, null, null), LeaseState.EXPIRED, Lost.class, TellDependents.class),
+				row("retrying with a replacement asked for + renewal failed → the replacement runs now", (s) -> {
+					renewing().apply(s);
+					s.pending = Op.ACQUIRE;
+					s.cause = RotationCause.REJECTED;
+					return s;
+				}, failed(Op.RENEW, transientFailure()), RENEWAL, null, LeaseState.ROTATING, AttemptFailed.class,
+						Send.class),
 				row("renewing + renewal asked → coalesced, nothing sent", renewing(), new LeaseInput.RenewRequested(),
 						RENEWAL, null, LeaseState.RENEWING),
 				row("active past its validity, timer not yet fired + renewal asked → uncertain, one renewal", active(),
