@@ -85,6 +85,8 @@ class CeilingAndTokenIntegrationTests {
 				String firstLease = orders.current().leaseId();
 				await().atMost(Duration.ofSeconds(12)).until(() -> orders.current().generation() == 2);
 				assertThat(Instant.now()).isBefore(firstTokenExpiry);
+				// the event follows the swap on the scheduling thread
+				await().atMost(Duration.ofSeconds(2)).until(() -> !events.of(LeaseRotatedEvent.class).isEmpty());
 				assertThat(token.current().generation()).isEqualTo(2);
 				List<LeaseRotatedEvent> rotations = events.of(LeaseRotatedEvent.class);
 				assertThat(rotations).anySatisfy((event) -> {

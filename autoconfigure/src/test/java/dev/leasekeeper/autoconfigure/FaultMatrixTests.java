@@ -183,7 +183,7 @@ class FaultMatrixTests {
 			String oldUser = username(orders);
 			Instant start = Instant.now();
 			vault.simulator().revokeToken(accessor);
-			await().atMost(TTL).until(() -> orders.current().generation() == 2);
+			awaitRotation(orders, run);
 			Duration recovery = Duration.between(start, Instant.now());
 			assertThat(token.current().generation()).isEqualTo(2);
 			assertThat(vault.simulator()
@@ -214,7 +214,7 @@ class FaultMatrixTests {
 			String first = orders.current().leaseId();
 			Instant start = Instant.now();
 			vault.simulator().revokeLease(first);
-			await().atMost(TTL).until(() -> orders.current().generation() == 2);
+			awaitRotation(orders, run);
 			Duration recovery = Duration.between(start, Instant.now());
 			List<LeaseLostEvent> lost = run.events.of(LeaseLostEvent.class);
 			assertThat(lost).hasSize(1);
@@ -244,7 +244,7 @@ class FaultMatrixTests {
 			Instant start = Instant.now();
 			// the pool's connections age out and must be opened again
 			dataSource.getPool().getHikariPoolMXBean().softEvictConnections();
-			await().atMost(TTL).until(() -> orders.current().generation() == 2);
+			awaitRotation(orders, run);
 			Duration recovery = Duration.between(start, Instant.now());
 			assertThat(causes(run)).containsOnly(RotationCause.REJECTED);
 			assertThat(run.events.of(LeaseLostEvent.class)).isEmpty();
@@ -275,7 +275,7 @@ class FaultMatrixTests {
 			Duration age = Duration.between(first.obtainedAt(), Instant.now());
 			try {
 				vault.simulator().changeRole("orders", TTL, age.plusSeconds(8));
-				await().atMost(TTL).until(() -> orders.current().generation() == 2);
+				awaitRotation(orders, run);
 			}
 			finally {
 				vault.simulator().changeRole("orders", TTL, Duration.ofHours(1));
@@ -493,6 +493,14 @@ class FaultMatrixTests {
 					run.stop();
 				}
 			});
+	}
+
+	/**
+	 * Waits until the second generation is in use and its {@link LeaseRotatedEvent} is
+	 * published: the event follows the swap on the scheduling thread.
+	 */
+	private static void awaitRotation(LeaseRenewer orders, Workload run) {
+		await().atMost(TTL).until(() -> orders.current().generation() == 2 && !causes(run).isEmpty());
 	}
 
 	private static List<RotationCause> causes(Workload run) {

@@ -69,7 +69,9 @@ class ShortTtlWithDefaultsIntegrationTests {
 			workload.start();
 			String firstUser = (String) renewer.current().data().get("username");
 			// 18 s per generation at most: the second rotation within a minute
-			await().atMost(Duration.ofSeconds(60)).until(() -> renewer.current().generation() >= 3);
+			// the events follow each swap on the scheduling thread
+			await().atMost(Duration.ofSeconds(60))
+				.until(() -> renewer.current().generation() >= 3 && events.of(LeaseRotatedEvent.class).size() >= 2);
 			workload.stop();
 			assertThat(workload.failures()).as("failed queries").isEmpty();
 			assertThat(workload.queries.get()).isGreaterThan(100);

@@ -89,6 +89,12 @@ class LeaseMetricsIntegrationTests {
 			context.getBean(LeaseMetrics.class).bindTo(registry);
 			LeaseRenewer renewer = context.getBean("shortDbLeaseRenewer", LeaseRenewer.class);
 			await().atMost(Duration.ofSeconds(12)).until(() -> renewer.current().generation() == 2);
+			// the meters follow the swap on the scheduling thread
+			await().atMost(Duration.ofSeconds(2))
+				.until(() -> registry.get(LeaseMetrics.ROTATIONS)
+					.tags("lease", "short-db", "cause", "ceiling")
+					.counter()
+					.count() > 0);
 			assertThat(registry.get(LeaseMetrics.RENEWALS)
 				.tags("lease", "short-db", "outcome", "capped")
 				.counter()
