@@ -111,7 +111,11 @@ final class TokenBinding {
 			boolean onOldToken = state.held != null
 					&& (state.state.holdsGrant() || state.inFlight == LeaseMachine.Op.RENEW)
 					&& state.held.tokenGeneration() < current;
-			if (onOldToken || state.releasing > 0) {
+			// a grant asked for, or being offered to the consumers, under an old token
+			// would die with it before the lease moves on
+			boolean comingOnOldToken = (state.inFlight == LeaseMachine.Op.ACQUIRE
+					|| state.inFlight == LeaseMachine.Op.OFFER) && state.sentUnder < current;
+			if (onOldToken || comingOnOldToken || state.releasing > 0) {
 				return;
 			}
 		}
