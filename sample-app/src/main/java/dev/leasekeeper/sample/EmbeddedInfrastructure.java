@@ -77,6 +77,16 @@ public class EmbeddedInfrastructure implements ApplicationContextInitializer<Con
 			this.properties.put("leasekeeper.defaults.expiry-buffer", "1s");
 		}
 
+		/** The policy README's "Running the sample against a real Vault" writes. */
+		static final String POLICY = """
+				path "database/creds/orders"   { capabilities = ["read"] }
+				path "sys/leases/renew"        { capabilities = ["update"] }
+				path "sys/leases/revoke"       { capabilities = ["update"] }
+				path "auth/token/renew-self"   { capabilities = ["update"] }
+				path "auth/token/revoke-self"  { capabilities = ["update"] }
+				path "auth/token/lookup-self"  { capabilities = ["read"] }
+				""";
+
 		static Running start(ConfigurableEnvironment environment) {
 			long started = System.nanoTime();
 			EmbeddedPostgres postgres = EmbeddedPostgresSupport.startWithPasswords();
@@ -89,8 +99,11 @@ public class EmbeddedInfrastructure implements ApplicationContextInitializer<Con
 						Map.of("orders", GRANT)))
 				.databaseRole("orders", duration(environment, "db-ttl", "20s"),
 						duration(environment, "db-max-ttl", "60s"))
+				// README's "Running the sample against a real Vault": the policy and
+				// nothing broader
+				.policy("sample-app", POLICY)
 				.appRole(ROLE_ID, ROLE_ID, secretId, duration(environment, "token-ttl", "30s"),
-						duration(environment, "token-max-ttl", "2m"))
+						duration(environment, "token-max-ttl", "2m"), java.util.List.of("sample-app"))
 				.build()
 				.start();
 			logger.info("Embedded Vault simulator on " + vault.uri() + " and PostgreSQL on port " + postgres.getPort()

@@ -25,7 +25,13 @@ import tools.jackson.databind.json.JsonMapper;
  */
 final class VaultHttpHandler implements HttpHandler {
 
-	private static final ObjectMapper json = JsonMapper.builder().build();
+	private static final ObjectMapper json = JsonMapper.builder()
+		.disable(tools.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+		.build();
+
+	/** The mounts, with the {@code mount_type} Vault names each. */
+	private static final Map<String, String> MOUNTS = Map.of("sys/", "system", "auth/token/", "token", "auth/approle/",
+			"approle", "database/", "database", "cubbyhole/", "cubbyhole", "identity/", "identity");
 
 	private final VaultModel model;
 
@@ -44,6 +50,10 @@ final class VaultHttpHandler implements HttpHandler {
 		Instant arrived = this.model.now();
 		String method = exchange.getRequestMethod();
 		String rawPath = exchange.getRequestURI().getPath();
+		String query = exchange.getRequestURI().getQuery();
+		if ("GET".equals(method) && query != null && List.of(query.split("&")).contains("list=true")) {
+			method = "LIST";
+		}
 		String path = rawPath.startsWith("/v1/") ? rawPath.substring(4) : rawPath;
 		String tokenId = token(exchange);
 		String leaseId = null;
@@ -51,22 +61,36 @@ final class VaultHttpHandler implements HttpHandler {
 		try {
 			this.faults.delay(path);
 			Map<String, Object> body = readBody(exchange);
-			Object requestedLease = body.get("lease_id");
-			leaseId = (requestedLease instanceof String text) ? text : null;
+			leaseId = leaseIdOf(path, body);
 			Answer answer = answer(method, path, rawPath, tokenId, body);
 			status = answer.status;
 			send(exchange, answer.status, answer.body);
 		}
 		catch (VaultError ex) {
 			status = ex.status();
-			send(exchange, status, Map.of("errors",
-					(status == 404 && ex.getMessage().isEmpty()) ? List.of() : List.of(ex.getMessage())));
+			send(exchange, status, Map.of("errors", ex.getMessage().isEmpty() ? List.of() : List.of(ex.getMessage())));
 		}
 		catch (RuntimeException ex) {
 			status = 500;
 			send(exchange, status, Map.of("errors", List.of("internal error")));
 		}
 		this.journal.add(new JournalEntry(arrived, method, path, this.model.accessorOf(tokenId), leaseId, status));
+	}
+
+	private static @Nullable String leaseIdOf(String path, Map<String, Object> body) {
+		Object requested = body.get("lease_id");
+		if (requested instanceof String text) {
+			return text;
+		}
+		if (requested instanceof Number number) {
+			return weakString(number);
+		}
+		for (String prefix : List.of("sys/leases/renew/", "sys/leases/revoke/")) {
+			if (path.startsWith(prefix) && path.length() > prefix.length()) {
+				return path.substring(prefix.length());
+			}
+		}
+		return null;
 	}
 
 	private Answer answer(String method, String path, String rawPath, @Nullable String tokenId,
@@ -87,71 +111,174 @@ final class VaultHttpHandler implements HttpHandler {
 		if (path.equals("auth/approle/login")) {
 			requireMethod(method, "POST", "PUT");
 			VaultModel.Token token = this.model.login(string(body, "role_id"), string(body, "secret_id"));
-			return ok(authResponse(token, List.of()));
+			return ok(authResponse(token, List.of(), "approle"));
 		}
 		VaultModel.Token caller = this.model.authenticate(tokenId);
+		this.model.authorize(caller, path, capability(method, path));
+		String mount = mountOf(path);
+		if (mount == null) {
+			throw new VaultError(404, "no handler for route \"" + path + "\". route entry not found.");
+		}
+		Answer answer = switch (mount) {
+			case "auth/token/" -> token(method, path, caller, body);
+			case "sys/" -> system(method, path, body);
+			case "database/" -> database(method, path, caller);
+			default -> null;
+		};
+		if (answer == null) {
+			throw unsupportedPath();
+		}
+		return answer;
+	}
+
+	private @Nullable Answer token(String method, String path, VaultModel.Token caller, Map<String, Object> body) {
 		switch (path) {
 			case "auth/token/create", "auth/token/create-orphan" -> {
 				requireMethod(method, "POST", "PUT");
-				VaultModel.Token token = this.model.createToken(caller, VaultDurations.parse("ttl", body.get("ttl")),
+				VaultModel.Created created = this.model.createToken(caller,
+						VaultDurations.parse("ttl", body.get("ttl")),
 						VaultDurations.parse("explicit_max_ttl", body.get("explicit_max_ttl")),
 						VaultDurations.parse("period", body.get("period")), bool(body, "renewable", true),
-						policies(body));
-				return ok(authResponse(token, List.of()));
+						policies(body), bool(body, "no_default_policy", false), string(body, "display_name"));
+				return ok(authResponse(created.token(), created.warnings(), "token"));
 			}
 			case "auth/token/lookup-self" -> {
-				requireMethod(method, "GET");
-				return ok(response(null, false, 0, caller.lookup(this.model.now()), List.of(), null));
+				// the path has an update callback too
+				requireMethod(method, "GET", "POST", "PUT");
+				return ok(response(null, false, 0, caller.lookup(this.model.now()), List.of(), null, "token"));
 			}
 			case "auth/token/renew-self" -> {
 				requireMethod(method, "POST", "PUT");
 				VaultModel.Granted granted = this.model.renewSelf(caller,
 						VaultDurations.parse("increment", body.get("increment")));
-				return ok(authResponse(caller, granted.warnings()));
+				return ok(authResponse(caller, granted.warnings(), "token"));
 			}
 			case "auth/token/revoke-self" -> {
 				requireMethod(method, "POST", "PUT");
 				this.model.revokeToken(caller);
 				return noContent();
 			}
-			case "sys/leases/renew", "sys/renew" -> {
-				requireMethod(method, "POST", "PUT");
-				String leaseId = string(body, "lease_id");
-				VaultModel.Granted granted = this.model.renewLease(leaseId,
-						VaultDurations.parse("increment", body.get("increment")));
-				return ok(response(leaseId, true, granted.ttl().toSeconds(), null, granted.warnings(), null));
-			}
-			case "sys/leases/revoke", "sys/revoke" -> {
-				requireMethod(method, "POST", "PUT");
-				this.model.revokeLease(string(body, "lease_id"));
-				return bool(body, "sync", true) ? noContent() : new Answer(202, null);
-			}
-			case "sys/leases/lookup" -> {
-				requireMethod(method, "POST", "PUT");
-				VaultModel.SecretLease lease = this.model.lookupLease(string(body, "lease_id"));
-				Map<String, Object> data = new LinkedHashMap<>();
-				data.put("id", lease.id);
-				data.put("issue_time", lease.issued.toString());
-				data.put("expire_time", lease.expireAt.toString());
-				data.put("last_renewal", (lease.lastRenewal != null) ? lease.lastRenewal.toString() : null);
-				data.put("renewable", true);
-				data.put("ttl", Math.max(0, Duration.between(this.model.now(), lease.expireAt).toSeconds()));
-				return ok(response(null, false, 0, data, List.of(), null));
-			}
 			default -> {
-				if (path.startsWith("database/creds/") && path.length() > "database/creds/".length()) {
-					requireMethod(method, "GET");
-					VaultModel.SecretLease lease = this.model.createCredentials(caller,
-							path.substring("database/creds/".length()));
-					Map<String, Object> data = new LinkedHashMap<>();
-					data.put("username", lease.username);
-					data.put("password", lease.password);
-					long ttl = lease.granted.toSeconds();
-					return ok(response(lease.id, true, ttl, data, List.of(), null));
-				}
-				throw new VaultError(404, "");
+				return null;
 			}
 		}
+	}
+
+	private @Nullable Answer system(String method, String path, Map<String, Object> body) {
+		if (path.equals("sys/leases/renew") || path.equals("sys/renew") || path.startsWith("sys/leases/renew/")
+				|| path.startsWith("sys/renew/")) {
+			requireMethod(method, "POST", "PUT");
+			String leaseId = leaseIdOf(path, body);
+			VaultModel.Granted granted = this.model.renewLease(leaseId,
+					VaultDurations.parse("increment", body.get("increment")));
+			return ok(response(leaseId, true, granted.ttl().toSeconds(), null, granted.warnings(), null, "system"));
+		}
+		if (path.equals("sys/leases/revoke") || path.equals("sys/revoke") || path.startsWith("sys/leases/revoke/")
+				|| path.startsWith("sys/revoke/")) {
+			requireMethod(method, "POST", "PUT");
+			boolean sync = bool(body, "sync", true);
+			this.model.revokeLease(leaseIdOf(path, body));
+			return sync ? noContent() : new Answer(202, null);
+		}
+		if (path.equals("sys/leases/lookup")) {
+			requireMethod(method, "POST", "PUT");
+			VaultModel.SecretLease lease = this.model.lookupLease(leaseIdOf(path, body));
+			Map<String, Object> data = new LinkedHashMap<>();
+			data.put("expire_time", lease.expireAt.toString());
+			data.put("id", lease.id);
+			data.put("issue_time", lease.issued.toString());
+			data.put("last_renewal", (lease.lastRenewal != null) ? lease.lastRenewal.toString() : null);
+			data.put("renewable", this.model.isRenewable(lease));
+			data.put("ttl", Math.max(0, Duration.between(this.model.now(), lease.expireAt).toSeconds()));
+			return ok(response(null, false, 0, data, List.of(), null, "system"));
+		}
+		if (path.startsWith("sys/leases/lookup/")) {
+			requireMethod(method, "LIST");
+			List<String> keys = this.model.listLeases(path.substring("sys/leases/lookup/".length()));
+			if (keys.isEmpty()) {
+				throw new VaultError(404, "");
+			}
+			return ok(response(null, false, 0, Map.of("keys", keys), List.of(), null, "system"));
+		}
+		if (path.equals("sys/policies/acl") || path.equals("sys/policies/acl/")) {
+			requireMethod(method, "LIST");
+			return ok(response(null, false, 0, Map.of("keys", this.model.policyNames()), List.of(), null, "system"));
+		}
+		if (path.startsWith("sys/policies/acl/")) {
+			return policy(method, path.substring("sys/policies/acl/".length()), body);
+		}
+		return null;
+	}
+
+	private Answer policy(String method, String name, Map<String, Object> body) {
+		switch (method) {
+			case "GET" -> {
+				Policy policy = this.model.policy(name);
+				if (policy == null) {
+					throw new VaultError(404, "");
+				}
+				Map<String, Object> data = new LinkedHashMap<>();
+				data.put("name", policy.name());
+				data.put("policy", policy.text());
+				return ok(response(null, false, 0, data, List.of(), null, "system"));
+			}
+			case "POST", "PUT" -> {
+				String text = string(body, "policy");
+				if (text == null || text.isBlank()) {
+					throw VaultError.badRequest("'policy' parameter not supplied or empty");
+				}
+				this.model.writePolicy(name, text);
+				return noContent();
+			}
+			case "DELETE" -> {
+				this.model.deletePolicy(name);
+				return noContent();
+			}
+			default -> throw new VaultError(405, "1 error occurred:\n\t* unsupported operation\n\n");
+		}
+	}
+
+	private @Nullable Answer database(String method, String path, VaultModel.Token caller) {
+		String role = path.startsWith("database/creds/") ? path.substring("database/creds/".length()) : "";
+		if (role.isEmpty() || role.contains("/")) {
+			return null;
+		}
+		requireMethod(method, "GET");
+		VaultModel.SecretLease lease = this.model.createCredentials(caller, role);
+		Map<String, Object> data = new LinkedHashMap<>();
+		data.put("password", lease.password);
+		data.put("username", lease.username);
+		return ok(response(lease.id, true, lease.granted.toSeconds(), data, List.of(), null, "database"));
+	}
+
+	/**
+	 * The capability a request needs: {@code read} for GET, {@code list} for LIST,
+	 * {@code delete} for DELETE, and for a write {@code update} — {@code create} when it
+	 * makes a policy that does not exist yet (the only path here with an existence
+	 * check).
+	 */
+	private String capability(String method, String path) {
+		return switch (method) {
+			case "GET", "HEAD" -> "read";
+			case "LIST" -> "list";
+			case "DELETE" -> "delete";
+			default -> (path.startsWith("sys/policies/acl/")
+					&& this.model.policy(path.substring("sys/policies/acl/".length())) == null) ? "create" : "update";
+		};
+	}
+
+	/** The mounts the simulator serves, by path prefix; {@code null} when unmounted. */
+	private static @Nullable String mountOf(String path) {
+		for (String mount : MOUNTS.keySet()) {
+			if (path.startsWith(mount) || (path + "/").equals(mount)) {
+				return mount;
+			}
+		}
+		return null;
+	}
+
+	private static VaultError unsupportedPath() {
+		return new VaultError(404, "1 error occurred:\n\t* unsupported path\n\n");
 	}
 
 	private Answer health() {
@@ -166,24 +293,26 @@ final class VaultHttpHandler implements HttpHandler {
 		return new Answer(this.faults.isSealed() ? 503 : 200, body);
 	}
 
-	private Map<String, Object> authResponse(VaultModel.Token token, List<String> warnings) {
+	private Map<String, Object> authResponse(VaultModel.Token token, List<String> warnings, String mountType) {
 		Map<String, Object> auth = new LinkedHashMap<>();
 		auth.put("client_token", token.id);
 		auth.put("accessor", token.accessor);
 		auth.put("policies", token.policies);
 		auth.put("token_policies", token.policies);
-		auth.put("metadata", null);
+		auth.put("metadata", token.meta);
 		auth.put("lease_duration", token.granted.toSeconds());
 		auth.put("renewable", token.renewable && token.expireAt != null);
-		auth.put("entity_id", "");
+		auth.put("entity_id", token.entityId());
 		auth.put("token_type", "service");
 		auth.put("orphan", token.parent == null);
+		auth.put("mfa_requirement", null);
 		auth.put("num_uses", 0);
-		return response("", false, 0, null, warnings, auth);
+		return response("", false, 0, null, warnings, auth, mountType);
 	}
 
 	private static Map<String, Object> response(@Nullable String leaseId, boolean renewable, long leaseDuration,
-			@Nullable Map<String, Object> data, List<String> warnings, @Nullable Map<String, Object> auth) {
+			@Nullable Map<String, Object> data, List<String> warnings, @Nullable Map<String, Object> auth,
+			String mountType) {
 		Map<String, Object> body = new LinkedHashMap<>();
 		body.put("request_id", UUID.randomUUID().toString());
 		body.put("lease_id", (leaseId != null) ? leaseId : "");
@@ -193,7 +322,7 @@ final class VaultHttpHandler implements HttpHandler {
 		body.put("wrap_info", null);
 		body.put("warnings", warnings.isEmpty() ? null : warnings);
 		body.put("auth", auth);
-		body.put("mount_type", "");
+		body.put("mount_type", mountType);
 		return body;
 	}
 
@@ -225,6 +354,10 @@ final class VaultHttpHandler implements HttpHandler {
 		return (token != null && !token.isEmpty()) ? token : null;
 	}
 
+	/**
+	 * Vault's {@code parseJSONRequest}: the first JSON value of the body, which must be
+	 * an object; bytes after it are ignored.
+	 */
 	@SuppressWarnings("unchecked")
 	private static Map<String, Object> readBody(HttpExchange exchange) throws IOException {
 		byte[] bytes;
@@ -235,24 +368,49 @@ final class VaultHttpHandler implements HttpHandler {
 		if (text.isEmpty()) {
 			return Map.of();
 		}
+		Object parsed;
 		try {
-			Object parsed = json.readValue(text, Object.class);
-			if (parsed instanceof Map<?, ?> map) {
-				return (Map<String, Object>) map;
-			}
-			throw VaultError.badRequest("failed to parse JSON input: the body must be a JSON object");
+			parsed = json.readValue(text, Object.class);
 		}
 		catch (JacksonException ex) {
-			throw VaultError.badRequest("failed to parse JSON input: " + ex.getOriginalMessage());
+			String message = ex.getOriginalMessage();
+			throw VaultError
+				.badRequest("failed to parse JSON input: " + ((message != null && message.contains("end-of-input"))
+						? "unexpected EOF" : "invalid character in JSON input"));
 		}
+		if (parsed instanceof Map<?, ?> map) {
+			return (Map<String, Object>) map;
+		}
+		String kind = (parsed instanceof List<?>) ? "array" : (parsed instanceof String) ? "string"
+				: (parsed instanceof Boolean) ? "bool" : (parsed == null) ? "null" : "number";
+		if (parsed == null) {
+			return Map.of();
+		}
+		throw VaultError.badRequest("failed to parse JSON input: json: cannot unmarshal " + kind
+				+ " into Go value of type map[string]interface {}");
 	}
 
+	/**
+	 * A string field, decoded weakly as Vault's {@code mapstructure} does: a number reads
+	 * as its digits, a boolean as {@code 1} or {@code 0}.
+	 */
 	private static @Nullable String string(Map<String, Object> body, String field) {
 		Object value = body.get(field);
 		if (value == null || value instanceof String) {
 			return (String) value;
 		}
+		if (value instanceof Number number) {
+			return weakString(number);
+		}
+		if (value instanceof Boolean flag) {
+			return flag ? "1" : "0";
+		}
 		throw VaultError.badRequest("error converting input " + field + ": expected a string");
+	}
+
+	private static String weakString(Number number) {
+		return (number.doubleValue() == Math.rint(number.doubleValue())) ? Long.toString(number.longValue())
+				: number.toString();
 	}
 
 	private static boolean bool(Map<String, Object> body, String field, boolean fallback) {
@@ -269,8 +427,11 @@ final class VaultHttpHandler implements HttpHandler {
 		throw VaultError.badRequest("error converting input " + field + ": expected a boolean");
 	}
 
-	private static List<String> policies(Map<String, Object> body) {
+	private static @Nullable List<String> policies(Map<String, Object> body) {
 		Object value = body.get("policies");
+		if (value == null) {
+			return null;
+		}
 		List<String> policies = new ArrayList<>();
 		if (value instanceof List<?> list) {
 			list.forEach((item) -> policies.add(String.valueOf(item)));
@@ -278,11 +439,8 @@ final class VaultHttpHandler implements HttpHandler {
 		else if (value instanceof String text && !text.isBlank()) {
 			policies.addAll(List.of(text.split(",")));
 		}
-		else if (value != null) {
+		else if (!(value instanceof String)) {
 			throw VaultError.badRequest("error converting input policies: expected a list of strings");
-		}
-		if (!policies.contains("default")) {
-			policies.add(0, "default");
 		}
 		return policies;
 	}

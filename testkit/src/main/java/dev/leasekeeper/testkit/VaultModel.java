@@ -50,11 +50,24 @@ final class VaultModel {
 
 	private final java.util.Set<String> secrets = ConcurrentHashMap.newKeySet();
 
+	private final Map<String, Policy> policies = new ConcurrentHashMap<>();
+
+	/** Whether {@link #APPLICATION_POLICY} follows the database roles (until written). */
+	private boolean applicationPolicyDerived = true;
+
+	/**
+	 * The policy the simulator declares for an application: README's, over every database
+	 * role it serves.
+	 */
+	static final String APPLICATION_POLICY = "leasekeeper-app";
+
 	VaultModel(Clock clock, DatabaseBackend database, String rootToken) {
 		this.clock = clock;
 		this.database = database;
+		this.policies.put("default", Policy.parse("default", Policy.DEFAULT));
+		this.policies.put(APPLICATION_POLICY, Policy.parse(APPLICATION_POLICY, Policy.application(List.of())));
 		Token root = new Token(rootToken, randomString(24), List.of("root"), now(), null, null, null, null, false, null,
-				"auth/token/root");
+				"auth/token/root", "root", null);
 		root.expireAt = null;
 		register(root);
 	}
@@ -64,11 +77,64 @@ final class VaultModel {
 
 	synchronized void databaseRole(String name, Duration defaultTtl, Duration maxTtl) {
 		this.databaseRoles.put(name, new DatabaseRole(defaultTtl, maxTtl));
+		if (this.applicationPolicyDerived) {
+			this.policies.put(APPLICATION_POLICY,
+					Policy.parse(APPLICATION_POLICY, Policy.application(this.databaseRoles.keySet())));
+		}
+	}
+
+	// --- policies
+	// ---------------------------------------------------------------------------------------
+
+	synchronized void writePolicy(String name, String text) {
+		if (name.equals("root")) {
+			throw VaultError.badRequest("cannot update \"root\" policy");
+		}
+		Policy policy = Policy.parse(name, text);
+		this.policies.put(name, policy);
+		if (name.equals(APPLICATION_POLICY)) {
+			this.applicationPolicyDerived = false;
+		}
+	}
+
+	synchronized void deletePolicy(String name) {
+		if (name.equals("root") || name.equals("default")) {
+			throw VaultError.badRequest("cannot delete \"" + name + "\" policy");
+		}
+		this.policies.remove(name);
+		if (name.equals(APPLICATION_POLICY)) {
+			this.applicationPolicyDerived = false;
+		}
+	}
+
+	synchronized List<String> policyNames() {
+		java.util.TreeSet<String> names = new java.util.TreeSet<>(this.policies.keySet());
+		names.add("root");
+		return List.copyOf(names);
+	}
+
+	synchronized @Nullable Policy policy(String name) {
+		return this.policies.get(name);
+	}
+
+	/**
+	 * Vault's ACL check: 403 with the multierror unless one of the token's policies, as
+	 * they read now, grants the capability on the path.
+	 */
+	synchronized void authorize(Token token, String path, String capability) {
+		if (token.policies.contains("root")) {
+			return;
+		}
+		List<Policy> held = token.policies.stream().map(this.policies::get).filter(java.util.Objects::nonNull).toList();
+		if (!Policy.allows(held, path, capability)) {
+			throw VaultError.permissionDenied();
+		}
 	}
 
 	synchronized void appRole(String name, String roleId, String secretId, Duration tokenTtl, Duration tokenMaxTtl,
 			@Nullable Duration tokenPeriod, List<String> policies) {
-		this.appRoles.put(roleId, new AppRole(name, roleId, secretId, tokenTtl, tokenMaxTtl, tokenPeriod, policies));
+		this.appRoles.put(roleId,
+				new AppRole(name, roleId, secretId, tokenTtl, tokenMaxTtl, tokenPeriod, sanitize(policies, true)));
 		this.secrets.add(secretId);
 	}
 
@@ -103,17 +169,44 @@ final class VaultModel {
 		return (token != null) ? token.accessor : null;
 	}
 
-	synchronized Token createToken(Token parent, @Nullable Duration ttl, @Nullable Duration explicitMaxTtl,
-			@Nullable Duration period, boolean renewable, List<String> policies) {
-		Duration creationTtl = (period != null && !period.isZero()) ? period
-				: (ttl != null && !ttl.isZero()) ? ttl : SYSTEM_DEFAULT_TTL;
-		Token token = new Token("hvs." + randomString(24), randomString(24), policies, now(), creationTtl,
-				explicitMaxTtl, null, period, renewable, parent, "auth/token/create");
-		token.granted = cap(token, creationTtl).ttl;
-		token.expireAt = now().plus(token.granted);
+	/**
+	 * {@code auth/token/create} as the token store's {@code handleCreateCommon} does it:
+	 * no policies inherit the parent's, a non-root parent may only hand out its own,
+	 * {@code default} is added (not to a root token), the list is sorted; a root token
+	 * without a TTL never expires; the TTL is capped by {@code explicit_max_ttl} with the
+	 * warning.
+	 */
+	synchronized Created createToken(Token parent, @Nullable Duration ttl, @Nullable Duration explicitMaxTtl,
+			@Nullable Duration period, boolean renewable, @Nullable List<String> requested, boolean noDefaultPolicy,
+			@Nullable String displayName) {
+		List<String> policies = sanitize((requested == null || requested.isEmpty()) ? parent.policies : requested,
+				!noDefaultPolicy);
+		if (!parent.policies.contains("root")) {
+			List<String> allowed = sanitize(parent.policies, true);
+			if (!allowed.containsAll(policies)) {
+				throw VaultError.badRequest("child policies must be subset of parent");
+			}
+		}
+		boolean periodic = period != null && !period.isZero();
+		boolean hasTtl = ttl != null && !ttl.isZero();
+		String display = (displayName == null || displayName.isBlank()) ? "token" : "token-" + displayName;
+		Token token = new Token("hvs." + randomString(24), randomString(24), policies, now(), null, explicitMaxTtl,
+				null, period, renewable, parent, "auth/token/create", display, null);
+		List<String> warnings = List.of();
+		if (!periodic && !hasTtl && policies.equals(List.of("root")) && explicitMaxTtl == null) {
+			token.expireAt = null;
+		}
+		else {
+			Granted granted = cap(token, periodic ? period : hasTtl ? ttl : SYSTEM_DEFAULT_TTL);
+			token.granted = granted.ttl;
+			token.creationTtl = granted.ttl;
+			token.expireAt = now().plus(token.granted);
+			warnings = granted.warnings;
+			token.leaseId = "auth/token/create/" + randomHex(40);
+		}
 		parent.children.add(token);
 		register(token);
-		return token;
+		return new Created(token, warnings);
 	}
 
 	synchronized Token login(@Nullable String roleId, @Nullable String secretId) {
@@ -121,14 +214,22 @@ final class VaultModel {
 			throw VaultError.badRequest("missing role_id");
 		}
 		AppRole role = this.appRoles.get(roleId);
-		if (role == null || secretId == null || !role.secretId.equals(secretId)) {
+		if (role == null) {
 			throw VaultError.badRequest("invalid role or secret ID");
 		}
-		Duration creationTtl = (role.period != null && !role.period.isZero()) ? role.period : role.tokenTtl;
-		Token token = new Token("hvs." + randomString(24), randomString(24), role.policies, now(), creationTtl, null,
-				role, role.period, true, null, "auth/approle/login");
-		token.granted = cap(token, creationTtl).ttl;
+		if (secretId == null || secretId.isEmpty()) {
+			throw VaultError.badRequest("missing secret_id");
+		}
+		if (!role.secretId.equals(secretId)) {
+			throw VaultError.badRequest("invalid role or secret ID");
+		}
+		Duration ttl = (role.period != null && !role.period.isZero()) ? role.period : role.tokenTtl;
+		Token token = new Token("hvs." + randomString(24), randomString(24), role.policies, now(), null, null, role,
+				role.period, true, null, "auth/approle/login", "approle", Map.of("role_name", role.name));
+		token.granted = cap(token, ttl).ttl;
+		token.creationTtl = token.granted;
 		token.expireAt = now().plus(token.granted);
+		token.leaseId = "auth/approle/login/" + randomHex(40);
 		register(token);
 		return token;
 	}
@@ -145,8 +246,12 @@ final class VaultModel {
 		else if (increment != null && !increment.isZero()) {
 			wanted = increment;
 		}
+		else if (token.appRole != null) {
+			wanted = token.appRole.tokenTtl;
+		}
 		else {
-			wanted = token.defaultTtl();
+			// RenewToken: with no increment the previous grant's TTL
+			wanted = token.granted;
 		}
 		Granted granted = cap(token, wanted);
 		token.granted = granted.ttl;
@@ -155,14 +260,50 @@ final class VaultModel {
 		return granted;
 	}
 
+	/**
+	 * Revoke a token and its children; every lease they created expires at once and is
+	 * revoked in the background (by the next {@link #expire()}), so that until then a
+	 * renewal of one answers {@code lease expired}.
+	 */
 	synchronized void revokeToken(Token token) {
 		token.revoked = true;
 		for (Token child : token.children) {
 			revokeToken(child);
 		}
+		Instant now = now();
 		for (SecretLease lease : token.leases) {
-			revokeLease(lease);
+			if (!lease.revoked && lease.expireAt.isAfter(now)) {
+				lease.expireAt = now;
+			}
 		}
+	}
+
+	synchronized @Nullable Token tokenByLeaseId(String leaseId) {
+		return this.tokensById.values()
+			.stream()
+			.filter((token) -> leaseId.equals(token.leaseId))
+			.findFirst()
+			.orElse(null);
+	}
+
+	/**
+	 * {@code LIST sys/leases/lookup/<prefix>}: the next segment of every lease id under
+	 * the prefix, folders ending with {@code /}.
+	 */
+	synchronized List<String> listLeases(String prefix) {
+		java.util.TreeSet<String> keys = new java.util.TreeSet<>();
+		java.util.stream.Stream<String> ids = java.util.stream.Stream.concat(
+				this.leases.values().stream().filter((lease) -> !lease.revoked).map((lease) -> lease.id),
+				this.tokensById.values()
+					.stream()
+					.filter((token) -> !token.revoked && token.leaseId != null)
+					.map((token) -> token.leaseId));
+		ids.filter((id) -> id.startsWith(prefix)).forEach((id) -> {
+			String rest = id.substring(prefix.length());
+			int slash = rest.indexOf('/');
+			keys.add((slash >= 0) ? rest.substring(0, slash + 1) : rest);
+		});
+		return List.copyOf(keys);
 	}
 
 	synchronized @Nullable Token tokenByAccessor(String accessor) {
@@ -181,11 +322,11 @@ final class VaultModel {
 		if (role == null) {
 			throw VaultError.badRequest("unknown role: " + roleName);
 		}
-		String displayName = "token";
-		String username = ("v-" + displayName + "-" + truncate(roleName, 8) + "-" + randomString(20) + "-"
-				+ now().getEpochSecond());
+		// the PostgreSQL plugin's default username template
+		String username = ("v-" + truncate(token.displayName, 8) + "-" + truncate(roleName, 8) + "-" + randomString(20)
+				+ "-" + now().getEpochSecond());
 		username = truncate(username, 63);
-		String password = randomString(20).substring(0, 16) + "-" + randomString(4);
+		String password = password();
 		SecretLease lease = new SecretLease("database/creds/" + roleName + "/" + randomString(24), roleName, username,
 				password, now(), token);
 		lease.granted = capSecret(lease, role.defaultTtl).ttl;
@@ -214,6 +355,11 @@ final class VaultModel {
 		SecretLease lease = this.leases.get(leaseId);
 		if (lease != null) {
 			revokeLease(lease);
+			return;
+		}
+		Token token = tokenByLeaseId(leaseId);
+		if (token != null) {
+			revokeToken(token);
 		}
 	}
 
@@ -224,6 +370,13 @@ final class VaultModel {
 			throw VaultError.badRequest("invalid lease");
 		}
 		return lease;
+	}
+
+	/**
+	 * Vault reads an expired lease not yet revoked as not renewable.
+	 */
+	synchronized boolean isRenewable(SecretLease lease) {
+		return now().isBefore(lease.expireAt);
 	}
 
 	synchronized @Nullable SecretLease lease(String leaseId) {
@@ -260,7 +413,10 @@ final class VaultModel {
 	private SecretLease findForRenewal(@Nullable String leaseId) {
 		requireLeaseId(leaseId);
 		if (leaseId.startsWith("auth/")) {
-			throw VaultError.badRequest("tokens cannot be renewed through this endpoint");
+			// the lease entry is looked up before the token check
+			Token token = tokenByLeaseId(leaseId);
+			throw VaultError.badRequest((token != null && !token.revoked)
+					? "tokens cannot be renewed through this endpoint" : "lease not found");
 		}
 		SecretLease lease = this.leases.get(leaseId);
 		if (lease == null || lease.revoked) {
@@ -290,10 +446,39 @@ final class VaultModel {
 		return cap(lease.issued, smallestPositive(SYSTEM_MAX_TTL, (role != null) ? role.maxTtl : null), wanted);
 	}
 
+	/**
+	 * A periodic token is capped only by its {@code explicit_max_ttl}: without one every
+	 * renewal grants the period, past the mount's max TTL too.
+	 */
 	private Granted cap(Token token, Duration wanted) {
+		Duration period = token.period();
+		if (period != null && !period.isZero()) {
+			if (token.explicitMaxTtl == null || token.explicitMaxTtl.isZero()) {
+				return new Granted(Duration.ofSeconds(Math.max(1, period.toSeconds())), List.of());
+			}
+			return cap(token.issued, token.explicitMaxTtl, period);
+		}
 		Duration roleMax = (token.appRole != null) ? token.appRole.tokenMaxTtl : null;
 		return cap(token.issued, smallestPositive(SYSTEM_MAX_TTL, smallestPositive(roleMax, token.explicitMaxTtl)),
 				wanted);
+	}
+
+	/**
+	 * Vault's {@code policyutil.SanitizePolicies}: trimmed, lower-cased, without
+	 * duplicates, {@code default} added when asked (never to a root token), sorted.
+	 */
+	static List<String> sanitize(List<String> policies, boolean addDefault) {
+		java.util.TreeSet<String> result = new java.util.TreeSet<>();
+		for (String policy : policies) {
+			String trimmed = policy.trim().toLowerCase(java.util.Locale.ROOT);
+			if (!trimmed.isEmpty()) {
+				result.add(trimmed);
+			}
+		}
+		if (addDefault && !result.contains("root")) {
+			result.add("default");
+		}
+		return List.copyOf(result);
 	}
 
 	/**
@@ -344,6 +529,33 @@ final class VaultModel {
 		return this.clock.instant();
 	}
 
+	/**
+	 * A password as Vault's default password policy makes it: 20 characters of letters,
+	 * digits and {@code -}, at least one of each kind.
+	 */
+	private String password() {
+		String charset = ALPHANUMERIC + "-";
+		while (true) {
+			StringBuilder result = new StringBuilder(20);
+			for (int i = 0; i < 20; i++) {
+				result.append(charset.charAt(this.random.nextInt(charset.length())));
+			}
+			String candidate = result.toString();
+			if (candidate.matches(".*[a-z].*") && candidate.matches(".*[A-Z].*") && candidate.matches(".*[0-9].*")
+					&& candidate.contains("-")) {
+				return candidate;
+			}
+		}
+	}
+
+	private String randomHex(int length) {
+		StringBuilder result = new StringBuilder(length);
+		for (int i = 0; i < length; i++) {
+			result.append(Character.forDigit(this.random.nextInt(16), 16));
+		}
+		return result.toString();
+	}
+
 	private String randomString(int length) {
 		StringBuilder result = new StringBuilder(length);
 		for (int i = 0; i < length; i++) {
@@ -359,12 +571,15 @@ final class VaultModel {
 	record Granted(Duration ttl, List<String> warnings) {
 	}
 
+	record Created(Token token, List<String> warnings) {
+	}
+
 	private record DatabaseRole(Duration defaultTtl, Duration maxTtl) {
 	}
 
-	private static final class AppRole {
+	static final class AppRole {
 
-		private final String name;
+		final String name;
 
 		private final String roleId;
 
@@ -401,7 +616,7 @@ final class VaultModel {
 
 		final Instant issued;
 
-		private final @Nullable Duration creationTtl;
+		private @Nullable Duration creationTtl;
 
 		final @Nullable Duration explicitMaxTtl;
 
@@ -414,6 +629,13 @@ final class VaultModel {
 		final @Nullable Token parent;
 
 		final String path;
+
+		final String displayName;
+
+		final @Nullable Map<String, String> meta;
+
+		/** {@code auth/<mount>/<path>/<id>}; none for a token that never expires. */
+		@Nullable String leaseId;
 
 		@Nullable Instant expireAt;
 
@@ -429,7 +651,8 @@ final class VaultModel {
 
 		Token(String id, String accessor, List<String> policies, Instant issued, @Nullable Duration creationTtl,
 				@Nullable Duration explicitMaxTtl, @Nullable AppRole appRole, @Nullable Duration period,
-				boolean renewable, @Nullable Token parent, String path) {
+				boolean renewable, @Nullable Token parent, String path, String displayName,
+				@Nullable Map<String, String> meta) {
 			this.id = id;
 			this.accessor = accessor;
 			this.policies = List.copyOf(policies);
@@ -441,18 +664,23 @@ final class VaultModel {
 			this.renewable = renewable;
 			this.parent = parent;
 			this.path = path;
+			this.displayName = displayName;
+			this.meta = meta;
+		}
+
+		/** An AppRole token's entity: one per role, as its alias makes it. */
+		String entityId() {
+			return (this.appRole != null) ? java.util.UUID
+				.nameUUIDFromBytes(this.appRole.roleId.getBytes(java.nio.charset.StandardCharsets.UTF_8))
+				.toString() : "";
+		}
+
+		@Nullable AppRole appRole() {
+			return this.appRole;
 		}
 
 		boolean isAlive(Instant now) {
 			return !this.revoked && (this.expireAt == null || now.isBefore(this.expireAt));
-		}
-
-		/** AppRole tokens take TTL and period from the role at each renewal. */
-		Duration defaultTtl() {
-			if (this.appRole != null) {
-				return this.appRole.tokenTtl;
-			}
-			return (this.creationTtl != null) ? this.creationTtl : SYSTEM_DEFAULT_TTL;
 		}
 
 		@Nullable Duration period() {
@@ -468,10 +696,17 @@ final class VaultModel {
 			data.put("accessor", this.accessor);
 			data.put("creation_time", this.issued.getEpochSecond());
 			data.put("creation_ttl", (this.creationTtl != null) ? this.creationTtl.toSeconds() : 0);
+			data.put("display_name", this.displayName);
+			data.put("entity_id", entityId());
 			data.put("expire_time", (this.expireAt != null) ? this.expireAt.toString() : null);
 			data.put("explicit_max_ttl", (this.explicitMaxTtl != null) ? this.explicitMaxTtl.toSeconds() : 0);
 			data.put("id", this.id);
 			data.put("issue_time", this.issued.toString());
+			if (this.lastRenewal != null) {
+				data.put("last_renewal", this.lastRenewal.toString());
+				data.put("last_renewal_time", this.lastRenewal.getEpochSecond());
+			}
+			data.put("meta", this.meta);
 			data.put("num_uses", 0);
 			data.put("orphan", this.parent == null);
 			data.put("path", this.path);

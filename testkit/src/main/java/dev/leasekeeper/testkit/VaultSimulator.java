@@ -38,6 +38,14 @@ import org.jspecify.annotations.Nullable;
  */
 public final class VaultSimulator implements AutoCloseable {
 
+	/**
+	 * The policy the simulator declares besides {@code root} and {@code default}: the one
+	 * README's "Running the sample against a real Vault" gives an application, with a
+	 * {@code read} rule for every database role the simulator serves, until it is written
+	 * or deleted.
+	 */
+	public static final String APPLICATION_POLICY = VaultModel.APPLICATION_POLICY;
+
 	private final int requestedPort;
 
 	private final String rootToken;
@@ -222,6 +230,36 @@ public final class VaultSimulator implements AutoCloseable {
 	}
 
 	/**
+	 * Write an ACL policy as an operator would ({@code vault policy write}): it applies
+	 * at once to every token that names it.
+	 * @param name the policy's name
+	 * @param policy its HCL or JSON text
+	 */
+	public void writePolicy(String name, String policy) {
+		this.model.writePolicy(name, policy);
+	}
+
+	/**
+	 * Delete an ACL policy: the tokens that name it lose its rights at once.
+	 * @param name the policy's name
+	 */
+	public void deletePolicy(String name) {
+		this.model.deletePolicy(name);
+	}
+
+	/**
+	 * Create a token as the root token's child ({@code auth/token/create}) with the given
+	 * policies ({@code default} is added) and TTL.
+	 * @param ttl its TTL, or {@code null} for the system default (768 h)
+	 * @param policies its policies
+	 * @return the token
+	 */
+	public String createToken(@Nullable Duration ttl, String... policies) {
+		VaultModel.Token root = this.model.authenticate(this.rootToken);
+		return this.model.createToken(root, ttl, null, null, true, List.of(policies), false, null).token().id;
+	}
+
+	/**
 	 * Change a database or AppRole role's TTL and max TTL; applies from the next request.
 	 * @param role the role's name
 	 * @param ttl the new default TTL
@@ -318,6 +356,11 @@ public final class VaultSimulator implements AutoCloseable {
 		}
 	}
 
+	/** Run the expiry loop's round now (for a test whose clock jumped). */
+	void expireNow() {
+		this.model.expire();
+	}
+
 	private void expireQuietly() {
 		try {
 			this.model.expire();
@@ -399,7 +442,8 @@ public final class VaultSimulator implements AutoCloseable {
 		}
 
 		/**
-		 * Add an AppRole role.
+		 * Add an AppRole role whose tokens carry {@link #APPLICATION_POLICY} (and
+		 * {@code default}).
 		 * @param name the role's name
 		 * @param roleId its role id
 		 * @param secretId the secret id that logs in with it
@@ -408,8 +452,34 @@ public final class VaultSimulator implements AutoCloseable {
 		 * @return this builder
 		 */
 		public Builder appRole(String name, String roleId, String secretId, Duration tokenTtl, Duration tokenMaxTtl) {
-			this.configuration.add((model) -> model.appRole(name, roleId, secretId, tokenTtl, tokenMaxTtl, null,
-					List.of("default", name)));
+			return appRole(name, roleId, secretId, tokenTtl, tokenMaxTtl, List.of(APPLICATION_POLICY));
+		}
+
+		/**
+		 * Add an AppRole role with its {@code token_policies}.
+		 * @param name the role's name
+		 * @param roleId its role id
+		 * @param secretId the secret id that logs in with it
+		 * @param tokenTtl the TTL of its tokens
+		 * @param tokenMaxTtl the max TTL of its tokens
+		 * @param tokenPolicies the policies of its tokens ({@code default} is added)
+		 * @return this builder
+		 */
+		public Builder appRole(String name, String roleId, String secretId, Duration tokenTtl, Duration tokenMaxTtl,
+				List<String> tokenPolicies) {
+			this.configuration
+				.add((model) -> model.appRole(name, roleId, secretId, tokenTtl, tokenMaxTtl, null, tokenPolicies));
+			return this;
+		}
+
+		/**
+		 * Declare an ACL policy.
+		 * @param name the policy's name
+		 * @param policy its HCL or JSON text
+		 * @return this builder
+		 */
+		public Builder policy(String name, String policy) {
+			this.configuration.add((model) -> model.writePolicy(name, policy));
 			return this;
 		}
 

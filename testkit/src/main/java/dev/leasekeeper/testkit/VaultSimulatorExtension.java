@@ -45,6 +45,8 @@ public final class VaultSimulatorExtension implements BeforeAllCallback, AfterAl
 
 	private @Nullable VaultSimulator simulator;
 
+	private @Nullable String applicationToken;
+
 	private VaultSimulatorExtension(Builder builder) {
 		this.postgres = builder.postgres;
 		this.grants = Map.copyOf(builder.grants);
@@ -78,6 +80,7 @@ public final class VaultSimulatorExtension implements BeforeAllCallback, AfterAl
 		}
 		this.configuration.accept(builder);
 		this.simulator = builder.build().start();
+		this.applicationToken = this.simulator.createToken(null, VaultSimulator.APPLICATION_POLICY);
 	}
 
 	@Override
@@ -136,16 +139,29 @@ public final class VaultSimulatorExtension implements BeforeAllCallback, AfterAl
 	}
 
 	/**
-	 * Return the properties that point Leasekeeper at the simulator with its root token,
-	 * such as {@code leasekeeper.vault.uri}, and, with PostgreSQL,
-	 * {@code spring.datasource.url}.
+	 * Return the token an application is given: a child of the root token (768 h,
+	 * renewable) that holds only {@link VaultSimulator#APPLICATION_POLICY} and
+	 * {@code default}, as README's "Running the sample against a real Vault" asks.
+	 * @return the token
+	 */
+	public String applicationToken() {
+		if (this.applicationToken == null) {
+			throw new IllegalStateException("The simulator starts before all tests of the class");
+		}
+		return this.applicationToken;
+	}
+
+	/**
+	 * Return the properties that point Leasekeeper at the simulator with the
+	 * {@link #applicationToken() application token}, such as
+	 * {@code leasekeeper.vault.uri}, and, with PostgreSQL, {@code spring.datasource.url}.
 	 * @return the properties
 	 */
 	public Map<String, String> leasekeeperProperties() {
 		Map<String, String> properties = new LinkedHashMap<>();
 		properties.put("leasekeeper.vault.uri", simulator().uri().toString());
 		properties.put("leasekeeper.vault.authentication", "token");
-		properties.put("leasekeeper.vault.token", simulator().rootToken());
+		properties.put("leasekeeper.vault.token", applicationToken());
 		if (this.database != null) {
 			properties.put("spring.datasource.url", jdbcUrl());
 		}

@@ -72,4 +72,48 @@ class RevocationConformanceTests {
 		assertThat(lookup.status()).isEqualTo(400);
 	}
 
+	@Test
+	void theLeaseIdMayBeGivenInTheUrl() throws Exception {
+		String leaseId = vault.get("database/creds/" + VaultTarget.ROLE, vault.rootToken()).leaseId();
+		VaultTarget.Response renewed = vault.put("sys/leases/renew/" + leaseId, vault.rootToken(),
+				Map.of("increment", 3));
+		assertThat(renewed.status()).isEqualTo(200);
+		assertThat(renewed.leaseId()).isEqualTo(leaseId);
+		assertThat(renewed.leaseDuration()).isEqualTo(3);
+		assertThat(vault.put("sys/leases/revoke/" + leaseId, vault.rootToken(), null).status()).isEqualTo(204);
+		assertThat(vault.put("sys/leases/renew", vault.rootToken(), Map.of("lease_id", leaseId)).errors())
+			.containsExactly("lease not found");
+	}
+
+	@Test
+	void aRevocationWithoutALeaseIdIsRefused() throws Exception {
+		VaultTarget.Response response = vault.put("sys/leases/revoke", vault.rootToken(), Map.of());
+		assertThat(response.status()).isEqualTo(400);
+		assertThat(response.errors()).containsExactly("lease_id must be specified");
+	}
+
+	@Test
+	void aSyncThatIsNoBooleanIsABadRequest() throws Exception {
+		String leaseId = vault.get("database/creds/" + VaultTarget.ROLE, vault.rootToken()).leaseId();
+		VaultTarget.Response response = vault.put("sys/leases/revoke", vault.rootToken(),
+				Map.of("lease_id", leaseId, "sync", "soon"));
+		assertThat(response.status()).isEqualTo(400);
+		assertThat(vault.put("sys/leases/lookup", vault.rootToken(), Map.of("lease_id", leaseId)).status())
+			.isEqualTo(200);
+	}
+
+	@Test
+	void theLeasesOfARevokedTokenExpireAtOnceAndAreRevokedInTheBackground() throws Exception {
+		String token = (String) vault.createToken(Map.of("ttl", "60s")).auth().get("client_token");
+		String leaseId = vault.get("database/creds/" + VaultTarget.ROLE, token).leaseId();
+		assertThat(vault.post("auth/token/revoke-self", token, null).status()).isEqualTo(204);
+		// at once: expired (or, once the background revocation ran, not found)
+		assertThat(vault.put("sys/leases/renew", vault.rootToken(), Map.of("lease_id", leaseId)).errors())
+			.singleElement()
+			.isIn("lease expired", "lease not found");
+		vault.pass(Duration.ofSeconds(2));
+		VaultTarget.Response later = vault.put("sys/leases/renew", vault.rootToken(), Map.of("lease_id", leaseId));
+		assertThat(later.errors()).containsExactly("lease not found");
+	}
+
 }

@@ -76,4 +76,38 @@ class VaultModelTests {
 			.withMessageContaining("increment");
 	}
 
+	@Test
+	void theLeasesOfARevokedTokenAreExpiredNotRenewableUntilTheExpiryLoopRevokesThem() {
+		this.model.databaseRole("orders", Duration.ofMinutes(10), Duration.ofHours(1));
+		VaultModel.Token token = this.model
+			.createToken(this.root, Duration.ofHours(1), null, null, true, null, false, null)
+			.token();
+		VaultModel.SecretLease lease = this.model.createCredentials(token, "orders");
+		this.model.revokeToken(token);
+		assertThatExceptionOfType(VaultError.class).isThrownBy(() -> this.model.renewLease(lease.id, null))
+			.withMessage("lease expired");
+		assertThat(this.model.isRenewable(this.model.lookupLease(lease.id))).isFalse();
+		this.model.expire();
+		assertThatExceptionOfType(VaultError.class).isThrownBy(() -> this.model.renewLease(lease.id, null))
+			.withMessage("lease not found");
+	}
+
+	@Test
+	void anOperatorNarrowingAPolicyRefusesTheNextRequestOfATokenThatHoldsIt() {
+		this.model.databaseRole("orders", Duration.ofMinutes(10), Duration.ofHours(1));
+		VaultModel.Token token = this.model
+			.createToken(this.root, Duration.ofHours(1), null, null, true,
+					java.util.List.of(VaultModel.APPLICATION_POLICY), false, null)
+			.token();
+		this.model.authorize(token, "database/creds/orders", "read");
+		this.model.writePolicy(VaultModel.APPLICATION_POLICY, Policy.application(java.util.List.of()));
+		assertThatExceptionOfType(VaultError.class)
+			.isThrownBy(() -> this.model.authorize(token, "database/creds/orders", "read"))
+			.satisfies((error) -> assertThat(error.status()).isEqualTo(403));
+		// written by an operator, the policy no longer follows the roles
+		this.model.databaseRole("reports", Duration.ofMinutes(10), Duration.ofHours(1));
+		assertThatExceptionOfType(VaultError.class)
+			.isThrownBy(() -> this.model.authorize(token, "database/creds/reports", "read"));
+	}
+
 }

@@ -62,7 +62,8 @@ final class VaultTarget implements AutoCloseable, AfterAllCallback {
 			.clock(clock)
 			.rootToken("root-" + System.nanoTime())
 			.databaseRole(ROLE, ROLE_TTL, ROLE_MAX_TTL)
-			.appRole("worker", "role-id-1", "secret-id-1", Duration.ofSeconds(60), Duration.ofSeconds(120))
+			.appRole("worker", "role-id-1", "secret-id-1", Duration.ofSeconds(60), Duration.ofSeconds(120),
+					List.of("worker"))
 			.build()
 			.start();
 		return new VaultTarget(simulator.uri(), simulator.rootToken(), simulator, clock);
@@ -91,8 +92,10 @@ final class VaultTarget implements AutoCloseable, AfterAllCallback {
 
 	/** Let time pass: the simulator's clock jumps; a real Vault is waited for. */
 	void pass(Duration duration) throws InterruptedException {
-		if (this.clock != null) {
+		if (this.clock != null && this.simulator != null) {
 			this.clock.jump(duration);
+			// what Vault's background jobs would have done meanwhile
+			this.simulator.expireNow();
 		}
 		else {
 			Thread.sleep(duration.toMillis());
@@ -109,6 +112,27 @@ final class VaultTarget implements AutoCloseable, AfterAllCallback {
 
 	Response post(String path, @Nullable String token, @Nullable Object body) throws IOException, InterruptedException {
 		return send("POST", path, token, body);
+	}
+
+	Response list(String path, @Nullable String token) throws IOException, InterruptedException {
+		return send("LIST", path, token, null);
+	}
+
+	Response delete(String path, @Nullable String token) throws IOException, InterruptedException {
+		return send("DELETE", path, token, null);
+	}
+
+	/** A child token of the root token holding the given policies (and default). */
+	String tokenWith(String... policies) throws IOException, InterruptedException {
+		return (String) createToken(Map.of("ttl", "1h", "policies", List.of(policies))).auth().get("client_token");
+	}
+
+	/** Write an ACL policy with the root token. */
+	void writePolicy(String name, String policy) throws IOException, InterruptedException {
+		Response written = put("sys/policies/acl/" + name, this.rootToken, Map.of("policy", policy));
+		if (written.status() != 204) {
+			throw new IllegalStateException("policy " + name + ": " + written.status() + " " + written.body());
+		}
 	}
 
 	Response send(String method, String path, @Nullable String token, @Nullable Object body)
@@ -168,6 +192,15 @@ final class VaultTarget implements AutoCloseable, AfterAllCallback {
 		List<String> warnings() {
 			Object warnings = json().get("warnings");
 			return (warnings != null) ? (List<String>) warnings : List.of();
+		}
+
+		/** A LIST answer's keys; none for a 404. */
+		@SuppressWarnings("unchecked")
+		List<String> keys() {
+			if (this.status == 404) {
+				return List.of();
+			}
+			return (List<String>) data().get("keys");
 		}
 
 		long leaseDuration() {
