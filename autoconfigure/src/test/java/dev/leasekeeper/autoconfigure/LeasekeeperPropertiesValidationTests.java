@@ -101,9 +101,26 @@ class LeasekeeperPropertiesValidationTests {
 	}
 
 	@Test
-	void anUnknownRoleFailsStartUpNamingTheLeaseThePathAndVaultsAnswer() {
+	void aPathTheTokensPolicyDoesNotNameFailsStartUpNamingTheLeaseThePathAndVaultsAnswer() {
 		this.runner.withPropertyValues(vault.propertyValues())
 			.withPropertyValues("leasekeeper.leases.orders-db.path=database/creds/nope")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				Throwable failure = context.getStartupFailure();
+				LeaseUnavailableException cause = findCause(failure, LeaseUnavailableException.class);
+				assertThat(cause.getMessage()).contains("'orders-db'", "database/creds/nope", "permission denied");
+				FailureAnalysis analysis = new LeaseUnavailableFailureAnalyzer().analyze(failure);
+				assertThat(analysis.getAction()).contains("may read 'database/creds/nope'", "leasekeeper.fail-fast");
+			});
+	}
+
+	@Test
+	void anUnknownRoleFailsStartUpNamingTheLeaseThePathAndVaultsAnswer() {
+		vault.simulator().writePolicy("any-database-role", "path \"database/creds/*\" { capabilities = [\"read\"] }");
+		String token = vault.simulator().createToken(null, "any-database-role");
+		this.runner.withPropertyValues(vault.propertyValues())
+			.withPropertyValues("leasekeeper.vault.token=" + token,
+					"leasekeeper.leases.orders-db.path=database/creds/nope")
 			.run((context) -> {
 				assertThat(context).hasFailed();
 				Throwable failure = context.getStartupFailure();

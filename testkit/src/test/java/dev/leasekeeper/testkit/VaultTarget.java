@@ -43,6 +43,13 @@ final class VaultTarget implements AutoCloseable, AfterAllCallback {
 
 	private final @Nullable SimulatorClock clock;
 
+	private @Nullable VaultTarget reference;
+
+	/** Values the primary issued (tokens, accessors, lease ids) and the reference's. */
+	private final Map<String, String> translations = new java.util.concurrent.ConcurrentHashMap<>();
+
+	private final List<Differential.Difference> differences = new java.util.concurrent.CopyOnWriteArrayList<>();
+
 	private VaultTarget(URI address, String rootToken, @Nullable VaultSimulator simulator,
 			@Nullable SimulatorClock clock) {
 		this.address = address;
@@ -51,22 +58,66 @@ final class VaultTarget implements AutoCloseable, AfterAllCallback {
 		this.clock = clock;
 	}
 
+	/**
+	 * The target of the conformance tests: a real Vault when
+	 * {@code LEASEKEEPER_VAULT_ADDR} and {@code LEASEKEEPER_VAULT_TOKEN} are set, else
+	 * the simulator. With {@code LEASEKEEPER_VAULT_REFERENCE=simulator} (or the system
+	 * property {@code leasekeeper.vault.reference}) every request is sent to a simulator
+	 * too, and where the two answers differ is written to
+	 * {@code target/vault-differences/}: the differential mode that finds the next
+	 * divergence by a run.
+	 */
 	static VaultTarget start() {
+		VaultTarget target = startOne();
+		String reference = System.getProperty("leasekeeper.vault.reference",
+				System.getenv("LEASEKEEPER_VAULT_REFERENCE"));
+		if ("simulator".equals(reference)) {
+			target.compareWith(simulated());
+		}
+		return target;
+	}
+
+	private static VaultTarget startOne() {
 		String address = System.getenv("LEASEKEEPER_VAULT_ADDR");
 		String token = System.getenv("LEASEKEEPER_VAULT_TOKEN");
 		if (address != null && token != null) {
 			return new VaultTarget(URI.create(address), token, null, null);
 		}
+		return simulated();
+	}
+
+	/** A simulator configured as the conformance tests expect of a real Vault. */
+	static VaultTarget simulated() {
+		return simulated(ROLE_TTL);
+	}
+
+	static VaultTarget simulated(Duration roleTtl) {
 		SimulatorClock clock = new SimulatorClock();
 		VaultSimulator simulator = VaultSimulator.builder()
 			.clock(clock)
 			.rootToken("root-" + System.nanoTime())
-			.databaseRole(ROLE, ROLE_TTL, ROLE_MAX_TTL)
+			.databaseRole(ROLE, roleTtl, ROLE_MAX_TTL)
 			.appRole("worker", "role-id-1", "secret-id-1", Duration.ofSeconds(60), Duration.ofSeconds(120),
 					List.of("worker"))
 			.build()
 			.start();
 		return new VaultTarget(simulator.uri(), simulator.rootToken(), simulator, clock);
+	}
+
+	/**
+	 * Send every request to {@code reference} as well and record where its answers
+	 * differ.
+	 * @param reference the second Vault
+	 * @return this target
+	 */
+	VaultTarget compareWith(VaultTarget reference) {
+		this.reference = reference;
+		this.translations.put(this.rootToken, reference.rootToken);
+		return this;
+	}
+
+	List<Differential.Difference> differences() {
+		return List.copyOf(this.differences);
 	}
 
 	static VaultTarget of(VaultSimulator simulator) {
@@ -96,9 +147,16 @@ final class VaultTarget implements AutoCloseable, AfterAllCallback {
 			this.clock.jump(duration);
 			// what Vault's background jobs would have done meanwhile
 			this.simulator.expireNow();
+			if (this.reference != null) {
+				this.reference.pass(duration);
+			}
 		}
 		else {
+			// a simulated reference follows real time
 			Thread.sleep(duration.toMillis());
+			if (this.reference != null && this.reference.simulator != null) {
+				this.reference.simulator.expireNow();
+			}
 		}
 	}
 
@@ -138,6 +196,48 @@ final class VaultTarget implements AutoCloseable, AfterAllCallback {
 	Response send(String method, String path, @Nullable String token, @Nullable Object body)
 			throws IOException, InterruptedException {
 		String text = (body == null) ? "" : (body instanceof String raw) ? raw : json.writeValueAsString(body);
+		Response response = sendText(method, path, token, text);
+		VaultTarget reference = this.reference;
+		if (reference != null) {
+			Response answered = reference.sendText(method, translate(path), (token != null) ? translate(token) : null,
+					translate(text));
+			learn(response, answered);
+			this.differences.addAll(Differential.compare(method + " " + path, response, answered));
+		}
+		return response;
+	}
+
+	private String translate(String text) {
+		String translated = text;
+		for (Map.Entry<String, String> entry : this.translations.entrySet()) {
+			translated = translated.replace(entry.getKey(), entry.getValue());
+		}
+		return translated;
+	}
+
+	/** Pair what each side issued, so that later requests name the reference's own. */
+	private void learn(Response primary, Response reference) {
+		if (primary.status() != 200 || reference.status() != 200) {
+			return;
+		}
+		Map<String, Object> ours = primary.json();
+		Map<String, Object> theirs = reference.json();
+		pair(ours.get("lease_id"), theirs.get("lease_id"));
+		if (ours.get("auth") instanceof Map<?, ?> auth && theirs.get("auth") instanceof Map<?, ?> other) {
+			pair(auth.get("client_token"), other.get("client_token"));
+			pair(auth.get("accessor"), other.get("accessor"));
+		}
+	}
+
+	private void pair(@Nullable Object primary, @Nullable Object reference) {
+		if (primary instanceof String ours && reference instanceof String theirs && !ours.isEmpty()
+				&& !ours.equals(theirs)) {
+			this.translations.put(ours, theirs);
+		}
+	}
+
+	private Response sendText(String method, String path, @Nullable String token, String text)
+			throws IOException, InterruptedException {
 		HttpRequest.Builder request = HttpRequest.newBuilder(this.address.resolve("/v1/" + path))
 			.timeout(Duration.ofSeconds(10))
 			.method(method,
@@ -156,13 +256,35 @@ final class VaultTarget implements AutoCloseable, AfterAllCallback {
 
 	@Override
 	public void afterAll(ExtensionContext context) {
+		if (this.reference != null) {
+			report(context.getRequiredTestClass().getSimpleName());
+		}
 		close();
+	}
+
+	/** Write the differences to {@code target/vault-differences/<name>.txt}. */
+	java.nio.file.Path report(String name) {
+		try {
+			java.nio.file.Path directory = java.nio.file.Path.of("target", "vault-differences");
+			java.nio.file.Files.createDirectories(directory);
+			java.nio.file.Path file = directory.resolve(name + ".txt");
+			List<String> lines = this.differences.stream().map(Object::toString).toList();
+			java.nio.file.Files.write(file, lines);
+			System.out.println(name + ": " + lines.size() + " answers differ from the reference Vault; see " + file);
+			return file;
+		}
+		catch (IOException ex) {
+			throw new java.io.UncheckedIOException(ex);
+		}
 	}
 
 	@Override
 	public void close() {
 		if (this.simulator != null) {
 			this.simulator.close();
+		}
+		if (this.reference != null) {
+			this.reference.close();
 		}
 	}
 
