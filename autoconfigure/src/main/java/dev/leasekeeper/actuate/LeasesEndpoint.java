@@ -8,7 +8,10 @@ import org.jspecify.annotations.Nullable;
 
 import dev.leasekeeper.core.LeaseRenewer;
 import dev.leasekeeper.core.LeaseSnapshot;
+import dev.leasekeeper.core.LeaseState;
 
+import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
@@ -17,12 +20,14 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 /**
  * {@code /actuator/leases}: every lease with its state, generation, masked lease id,
  * expiry, next renewal and last outcome; {@code /actuator/leases/{name}} for one; a write
- * operation to renew or rotate one now. Never a secret.
+ * operation to renew or rotate one now, closed unless
+ * {@code management.endpoint.leases.access=unrestricted} (whoever reaches it could force
+ * a rotation of every credential). Never a secret.
  *
  * @author Leasekeeper
  * @since 0.1.0
  */
-@Endpoint(id = "leases")
+@Endpoint(id = "leases", defaultAccess = Access.READ_ONLY)
 public class LeasesEndpoint {
 
 	private final Map<String, LeaseRenewer> leases;
@@ -74,8 +79,17 @@ public class LeasesEndpoint {
 		}
 		switch (action) {
 			case "renew" -> renewer.renewNow();
-			case "rotate" -> renewer.rotateNow();
-			default -> throw new IllegalArgumentException("Unknown action '" + action + "': use renew or rotate");
+			case "rotate" -> {
+				LeaseState state = renewer.current().state();
+				if (state == LeaseState.ROTATING || state == LeaseState.ACQUIRING) {
+					throw new InvalidEndpointRequestException(
+							"Lease '" + name + "' is already obtaining a new credential (" + state + ")",
+							"a rotation is already in flight");
+				}
+				renewer.rotateNow();
+			}
+			default -> throw new InvalidEndpointRequestException("Unknown action '" + action + "': use renew or rotate",
+					"unknown action");
 		}
 		return describe(renewer);
 	}

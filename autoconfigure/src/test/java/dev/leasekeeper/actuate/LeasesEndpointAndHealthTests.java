@@ -13,11 +13,13 @@ import dev.leasekeeper.autoconfigure.LeasekeeperAutoConfiguration;
 import dev.leasekeeper.core.LeaseRenewer;
 import dev.leasekeeper.testkit.VaultSimulatorExtension;
 
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -52,6 +54,7 @@ class LeasesEndpointAndHealthTests {
 			assertThat(json).doesNotContain((String) renewer.current().data().get("password"))
 				.doesNotContain((String) renewer.current().data().get("username"))
 				.doesNotContain(vault.simulator().rootToken())
+				.doesNotContain(vault.applicationToken())
 				.doesNotContain(renewer.current().leaseId());
 			assertThat(endpoint.lease("orders-db").leaseId()).startsWith("database/creds/orders/****");
 			assertThat(endpoint.lease("nope")).isNull();
@@ -60,6 +63,33 @@ class LeasesEndpointAndHealthTests {
 			await().atMost(Duration.ofSeconds(5))
 				.until(() -> endpoint.lease("orders-db").generation() == 2
 						&& "rotated".equals(endpoint.lease("orders-db").lastOutcome()));
+		});
+	}
+
+	@Test
+	void aRotationAskedForWhileOneIsInFlightIsRefused() {
+		this.runner.run((context) -> {
+			LeasesEndpoint endpoint = context.getBean(LeasesEndpoint.class);
+			// within the 500 ms attempt timeout
+			vault.simulator()
+				.latency((path) -> path.startsWith("database/creds/") ? Duration.ofMillis(400) : Duration.ZERO);
+			vault.simulator().clearJournal();
+			try {
+				endpoint.act("orders-db", "rotate");
+				await().pollInterval(Duration.ofMillis(10))
+					.atMost(Duration.ofSeconds(2))
+					.until(() -> endpoint.lease("orders-db").state().equals("ROTATING"));
+				assertThatExceptionOfType(InvalidEndpointRequestException.class)
+					.isThrownBy(() -> endpoint.act("orders-db", "rotate"))
+					.withMessageContaining("already obtaining a new credential");
+				await().atMost(Duration.ofSeconds(5)).until(() -> endpoint.lease("orders-db").generation() == 2);
+				// one new credential was asked for
+				assertThat(vault.simulator().journal((entry) -> entry.path().equals("database/creds/orders")))
+					.hasSize(1);
+			}
+			finally {
+				vault.simulator().latency(Duration.ZERO);
+			}
 		});
 	}
 

@@ -8,8 +8,8 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The embedded Vault gives the sample the policy README tells an operator to write for
- * a real Vault, and nothing broader: what works embedded works there.
+ * The embedded Vault gives the sample the policy README tells an operator to write for a
+ * real Vault, and nothing broader: what works embedded works there.
  */
 class EmbeddedPolicyTests {
 

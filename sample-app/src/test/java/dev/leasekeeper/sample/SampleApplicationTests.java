@@ -81,6 +81,22 @@ class SampleApplicationTests {
 	}
 
 	@Test
+	void theLeasesEndpointIsReadableButItsWriteOperationIsClosedByDefault() throws Exception {
+		java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+		java.net.URI uri = java.net.URI.create("http://127.0.0.1:" + this.port + "/actuator/leases/orders-db");
+		int generation = this.registry.get("orders-db").orElseThrow().current().generation();
+		java.net.http.HttpResponse<String> read = http.send(java.net.http.HttpRequest.newBuilder(uri).build(),
+				java.net.http.HttpResponse.BodyHandlers.ofString());
+		assertThat(read.statusCode()).isEqualTo(200);
+		java.net.http.HttpResponse<String> write = http.send(java.net.http.HttpRequest.newBuilder(uri)
+			.header("Content-Type", "application/json")
+			.POST(java.net.http.HttpRequest.BodyPublishers.ofString("{\"action\":\"rotate\"}"))
+			.build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+		assertThat(write.statusCode()).isIn(404, 405);
+		assertThat(this.registry.get("orders-db").orElseThrow().current().generation()).isEqualTo(generation);
+	}
+
+	@Test
 	void theDashboardListsTheLeasesAndShowsTheGenerationAdvanceAfterARotation() throws Exception {
 		boolean ci = "true".equals(System.getenv("LEASEKEEPER_CI"));
 		if (!ci) {
