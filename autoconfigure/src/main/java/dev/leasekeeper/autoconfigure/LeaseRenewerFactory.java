@@ -39,9 +39,11 @@ final class LeaseRenewerFactory {
 
 	private final ObjectProvider<LeaseListenerProvider> listeners;
 
+	private final LeaseListenerThreads listenerThreads;
+
 	LeaseRenewerFactory(LeasekeeperProperties properties, LeaseScheduler scheduler, ApplicationEventPublisher publisher,
 			Executor events, LeaseListener exitOnLoss, ObjectProvider<LeaseConsumer> consumers,
-			ObjectProvider<LeaseListenerProvider> listeners) {
+			ObjectProvider<LeaseListenerProvider> listeners, LeaseListenerThreads listenerThreads) {
 		LeaseDefinitions.validate(properties);
 		this.properties = properties;
 		this.scheduler = scheduler;
@@ -50,6 +52,7 @@ final class LeaseRenewerFactory {
 		this.exitOnLoss = exitOnLoss;
 		this.consumers = consumers;
 		this.listeners = listeners;
+		this.listenerThreads = listenerThreads;
 	}
 
 	ManagedLeaseRenewer secretLease(String name, VaultOperations vault, @Nullable ManagedLeaseRenewer token) {
@@ -79,7 +82,11 @@ final class LeaseRenewerFactory {
 		this.consumers.orderedStream()
 			.filter((consumer) -> consumer.leaseName().equals(name))
 			.forEach((consumer) -> builder.listener(consumer.listener()));
-		this.listeners.orderedStream().forEach((provider) -> builder.listener(provider.listenerFor(name)));
+		// an application's listeners on threads of their own: they cannot stop the clock
+		this.listeners.orderedStream()
+			.forEach((provider) -> builder.listener((provider instanceof InlineLeaseListenerProvider)
+					? provider.listenerFor(name) : new DispatchedLeaseListener(name, provider.listenerFor(name),
+							this.listenerThreads.executorFor(provider))));
 		builder.policy(LeaseDefinitions.policy(prefix, settings, defaults))
 			.increment(settings.getIncrement())
 			.reacquireOnLoss(!exit)

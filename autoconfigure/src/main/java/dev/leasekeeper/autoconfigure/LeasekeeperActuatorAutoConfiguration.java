@@ -37,7 +37,7 @@ public final class LeasekeeperActuatorAutoConfiguration {
 
 	@Bean
 	LeaseListenerProvider leasekeeperActivityListeners(LeaseActivity activity) {
-		return activity::listenerFor;
+		return new InlineLeaseListenerProvider(activity::listenerFor);
 	}
 
 	static Map<String, LeaseRenewer> byName(ObjectProvider<ManagedLeaseRenewer> renewers) {

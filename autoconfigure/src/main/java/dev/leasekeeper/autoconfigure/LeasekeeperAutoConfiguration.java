@@ -6,6 +6,7 @@ import dev.leasekeeper.autoconfigure.LeasekeeperProperties.Vault;
 import dev.leasekeeper.core.ExecutorLeaseScheduler;
 import dev.leasekeeper.core.LeaseRegistry;
 import dev.leasekeeper.core.LeaseScheduler;
+import dev.leasekeeper.core.SuspendDetector;
 import dev.leasekeeper.vault.LeaseSessionManager;
 import dev.leasekeeper.vault.TokenLeaseSource;
 
@@ -79,9 +80,20 @@ public final class LeasekeeperAutoConfiguration {
 	@Bean
 	LeaseRenewerFactory leaseRenewerFactory(LeasekeeperProperties properties, LeaseScheduler scheduler,
 			ApplicationEventPublisher publisher, LeasekeeperEvents events, LeasekeeperExit exit,
-			ObjectProvider<LeaseConsumer> consumers, ObjectProvider<LeaseListenerProvider> listeners) {
+			ObjectProvider<LeaseConsumer> consumers, ObjectProvider<LeaseListenerProvider> listeners,
+			LeaseListenerThreads listenerThreads) {
 		return new LeaseRenewerFactory(properties, scheduler, publisher, events.executor(),
-				new ExitOnLossListener(exit), consumers, listeners);
+				new ExitOnLossListener(exit), consumers, listeners, listenerThreads);
+	}
+
+	@Bean(initMethod = "start", destroyMethod = "stop")
+	SuspendDetector leasekeeperSuspendDetector(LeaseScheduler scheduler, LeaseRegistry registry) {
+		return new SuspendDetector(scheduler, registry, new java.util.SplittableRandom());
+	}
+
+	@Bean
+	LeaseListenerThreads leasekeeperListenerThreads() {
+		return new LeaseListenerThreads();
 	}
 
 	@Bean

@@ -45,7 +45,7 @@ public final class LeasekeeperMetricsAutoConfiguration {
 
 	@Bean
 	LeaseListenerProvider leasekeeperMetricsListeners(LeaseMetrics metrics) {
-		return metrics::listenerFor;
+		return new InlineLeaseListenerProvider(metrics::listenerFor);
 	}
 
 	private static Supplier<LeaseSnapshot> renewer(BeanFactory beanFactory, String beanName) {

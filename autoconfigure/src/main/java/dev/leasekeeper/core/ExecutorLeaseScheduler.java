@@ -73,6 +73,13 @@ public final class ExecutorLeaseScheduler implements LeaseScheduler, AutoCloseab
 	}
 
 	@Override
+	public void advanceClock(Duration gap) {
+		if (this.clock instanceof MonotonicClock monotonic) {
+			monotonic.advance(gap);
+		}
+	}
+
+	@Override
 	public <T> void call(Callable<T> call, BiConsumer<@Nullable T, @Nullable Exception> then) {
 		if (this.workers.isShutdown()) {
 			return;
@@ -85,6 +92,11 @@ public final class ExecutorLeaseScheduler implements LeaseScheduler, AutoCloseab
 			}
 			catch (Exception ex) {
 				failure = ex;
+			}
+			catch (Error ex) {
+				// an Error in a call (a consumer's, say) is its failure: the lease hears
+				// of it
+				failure = new java.util.concurrent.ExecutionException(ex);
 			}
 			T outcome = result;
 			Exception error = failure;

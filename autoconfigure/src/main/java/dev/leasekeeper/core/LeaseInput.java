@@ -49,6 +49,10 @@ sealed interface LeaseInput {
 	}
 
 	/** An operator (or a consumer) asked for a renewal now. */
+	/** Time passed that the engine's clock did not see (a suspend): verify the grant. */
+	record ClockJumped(java.time.Duration gap) implements LeaseInput {
+	}
+
 	record RenewRequested() implements LeaseInput {
 	}
 

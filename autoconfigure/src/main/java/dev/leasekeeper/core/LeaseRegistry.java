@@ -45,6 +45,10 @@ public final class LeaseRegistry {
 		this.leases = Collections.unmodifiableMap(byName);
 	}
 
+	List<ManagedLease> leases() {
+		return List.copyOf(this.leases.values());
+	}
+
 	/**
 	 * Return the lease with the given name.
 	 * @param name the lease's name

@@ -1,6 +1,7 @@
 package dev.leasekeeper.core;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.Callable;
 import java.util.function.BiConsumer;
@@ -49,5 +50,23 @@ public interface LeaseScheduler {
 	 * @param then receives the result, or the exception the call threw
 	 */
 	<T> void call(Callable<T> call, BiConsumer<@Nullable T, @Nullable Exception> then);
+
+	/**
+	 * Return the wall clock, the time Vault's leases age by: compared with
+	 * {@link #clock()} to notice a suspend (the monotonic clock stands still while the
+	 * machine sleeps or a VM is paused).
+	 * @return the wall clock
+	 */
+	default Clock wallClock() {
+		return Clock.systemUTC();
+	}
+
+	/**
+	 * Move the engine's clock forward by time it did not see pass (a suspend), so that
+	 * its instants match Vault's again. Tasks already scheduled run late, by that much.
+	 * @param gap how much time passed unseen
+	 */
+	default void advanceClock(Duration gap) {
+	}
 
 }

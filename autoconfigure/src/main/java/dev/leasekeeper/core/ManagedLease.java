@@ -142,6 +142,15 @@ public final class ManagedLease implements LeaseRenewer {
 	}
 
 	/**
+	 * Tell the lease that time passed which the engine's clock did not see (a suspend):
+	 * its grant is verified with Vault at once.
+	 * @param gap how much time passed unseen
+	 */
+	void clockJumped(Duration gap) {
+		this.mailbox.post(new LeaseInput.ClockJumped(gap));
+	}
+
+	/**
 	 * Stop the lease: cancel what is scheduled and, if asked, revoke the grant held.
 	 * @param revoke whether to revoke the grant
 	 * @return a future that completes when the lease is stopped (a failed revocation is

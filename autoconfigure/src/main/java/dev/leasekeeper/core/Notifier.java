@@ -10,9 +10,10 @@ import dev.leasekeeper.core.LeaseEffect.Notice;
 
 /**
  * Tells the log and the listeners what happened to a lease, on the scheduling thread, in
- * listener order. A listener that throws is logged and the others are still told. Log
- * lines carry the lease's name, generation, masked lease id, expiries and error classes,
- * never a secret.
+ * listener order (an application's listeners pass it on to threads of their own). A
+ * listener that throws, even an {@link Error}, is logged and the others are still told.
+ * Log lines carry the lease's name, generation, masked lease id, expiries and error
+ * classes, never a secret.
  *
  * @author Leasekeeper
  */
@@ -108,7 +109,8 @@ final class Notifier {
 			try {
 				notification.accept(listener);
 			}
-			catch (RuntimeException ex) {
+			catch (Throwable ex) {
+				// whatever a listener throws, the transition completes
 				logger.warn("Lease '" + this.name + "': listener " + listener.getClass().getName() + " failed", ex);
 			}
 		}

@@ -36,6 +36,10 @@ final class RotationSequence {
 				compensate(accepted, candidate, previous);
 				throw ex;
 			}
+			catch (Error ex) {
+				compensate(accepted, candidate, previous);
+				throw new java.util.concurrent.ExecutionException(consumer.getClass().getName() + " failed", ex);
+			}
 			accepted.add(consumer);
 		}
 	}
@@ -45,7 +49,8 @@ final class RotationSequence {
 			try {
 				consumer.release(replaced);
 			}
-			catch (RuntimeException ex) {
+			catch (Throwable ex) {
+				// the others still release, and the grant is still revoked
 				logger.warn("Lease '" + replaced.name() + "': " + consumer.getClass().getName()
 						+ " failed to release generation " + replaced.generation(), ex);
 			}
@@ -61,7 +66,7 @@ final class RotationSequence {
 				}
 				consumer.release(candidate);
 			}
-			catch (Exception ex) {
+			catch (Throwable ex) {
 				logger.warn("Lease '" + candidate.name() + "': " + consumer.getClass().getName()
 						+ " could not go back to generation " + ((previous != null) ? previous.generation() : 0), ex);
 			}

@@ -68,6 +68,9 @@ final class Transitions extends TransitionSupport {
 		else if (input instanceof LeaseInput.VerifyRequested verify) {
 			verifyRequested(verify.generation());
 		}
+		else if (input instanceof LeaseInput.ClockJumped) {
+			clockJumped();
+		}
 		else if (input instanceof LeaseInput.RenewRequested) {
 			if (this.s.held != null && this.s.state.holdsGrant() && this.s.state != LeaseState.ROTATING) {
 				request(Op.RENEW);
@@ -123,6 +126,28 @@ final class Transitions extends TransitionSupport {
 		}
 		else {
 			renewOrReplace();
+		}
+	}
+
+	/**
+	 * Time passed unseen (a suspend): the grant is uncertain, one authoritative attempt
+	 * tells. Past its validity it is the late timer's renewal; within it, a renewal now.
+	 * An operation in flight tells by its answer.
+	 */
+	void clockJumped() {
+		Held held = this.s.held;
+		if (held == null || !this.s.state.holdsGrant() || this.s.inFlight != null
+				|| this.s.state == LeaseState.ROTATING) {
+			return;
+		}
+		Next next = (this.s.next != null) ? this.s.next : Next.RENEW;
+		if (usableHeldExpired()) {
+			this.s.next = null;
+			this.s.nextAt = null;
+			uncertain(next);
+		}
+		else if (held.grant().renewable() && next != Next.ACQUIRE) {
+			request(Op.RENEW);
 		}
 	}
 

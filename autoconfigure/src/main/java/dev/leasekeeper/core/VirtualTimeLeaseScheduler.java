@@ -32,6 +32,8 @@ public final class VirtualTimeLeaseScheduler implements LeaseScheduler {
 
 	private final VirtualClock clock;
 
+	private Duration unseen = Duration.ZERO;
+
 	private long sequence;
 
 	private Supplier<Duration> callLatency = () -> Duration.ZERO;
@@ -67,6 +69,11 @@ public final class VirtualTimeLeaseScheduler implements LeaseScheduler {
 		}
 		catch (Exception ex) {
 			failure = ex;
+		}
+		catch (Error ex) {
+			// an Error in a call (a consumer's, say) is its failure: the lease hears of
+			// it
+			failure = new java.util.concurrent.ExecutionException(ex);
 		}
 		T outcome = result;
 		Exception error = failure;
@@ -153,6 +160,35 @@ public final class VirtualTimeLeaseScheduler implements LeaseScheduler {
 	 */
 	public void stall(Duration duration) {
 		this.clock.now = this.clock.now.plus(duration);
+	}
+
+	/**
+	 * Suspend the machine: the wall clock (and Vault) move on by {@code duration}, the
+	 * engine's clock does not, until {@link #advanceClock(Duration)} catches up.
+	 * @param duration how long the suspend lasts
+	 */
+	public void suspend(Duration duration) {
+		this.unseen = this.unseen.plus(duration);
+	}
+
+	@Override
+	public Clock wallClock() {
+		return Clock.fixed(this.clock.now.plus(this.unseen), ZoneOffset.UTC);
+	}
+
+	/**
+	 * Return the wall-clock instant: the engine's clock plus the time a suspend hid from
+	 * it.
+	 * @return the wall-clock instant
+	 */
+	public Instant wallNow() {
+		return this.clock.now.plus(this.unseen);
+	}
+
+	@Override
+	public void advanceClock(Duration gap) {
+		this.clock.now = this.clock.now.plus(gap);
+		this.unseen = this.unseen.minus(gap);
 	}
 
 	/**
