@@ -73,13 +73,6 @@ public final class ExecutorLeaseScheduler implements LeaseScheduler, AutoCloseab
 	}
 
 	@Override
-	public void advanceClock(Duration gap) {
-		if (this.clock instanceof MonotonicClock monotonic) {
-			monotonic.advance(gap);
-		}
-	}
-
-	@Override
 	public <T> void call(Callable<T> call, BiConsumer<@Nullable T, @Nullable Exception> then) {
 		if (this.workers.isShutdown()) {
 			return;

@@ -1,7 +1,6 @@
 package dev.leasekeeper.core;
 
 import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.Callable;
 import java.util.function.BiConsumer;
@@ -59,14 +58,6 @@ public interface LeaseScheduler {
 	 */
 	default Clock wallClock() {
 		return Clock.systemUTC();
-	}
-
-	/**
-	 * Move the engine's clock forward by time it did not see pass (a suspend), so that
-	 * its instants match Vault's again. Tasks already scheduled run late, by that much.
-	 * @param gap how much time passed unseen
-	 */
-	default void advanceClock(Duration gap) {
 	}
 
 }

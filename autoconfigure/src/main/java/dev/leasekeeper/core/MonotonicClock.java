@@ -1,7 +1,6 @@
 package dev.leasekeeper.core;
 
 import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
@@ -9,7 +8,7 @@ import java.time.ZoneOffset;
 /**
  * A clock that reads {@link System#nanoTime()} from a wall-clock origin taken once: its
  * instants read like wall-clock time but never jump when the system clock is set. It
- * stands still while the machine is suspended; {@link #advance(Duration)} catches up.
+ * stands still while the machine is suspended ({@link SuspendDetector} notices).
  *
  * @author Leasekeeper
  * @since 0.1.0
@@ -19,8 +18,6 @@ public final class MonotonicClock extends Clock {
 	private final Instant origin;
 
 	private final long originNanos;
-
-	private volatile long advancedNanos;
 
 	/**
 	 * Create a new clock whose origin is the present wall-clock instant.
@@ -32,18 +29,7 @@ public final class MonotonicClock extends Clock {
 
 	@Override
 	public Instant instant() {
-		return this.origin.plusNanos(System.nanoTime() - this.originNanos + this.advancedNanos);
-	}
-
-	/**
-	 * Move the clock forward by time {@link System#nanoTime()} did not count (a suspend
-	 * of the machine, a paused VM).
-	 * @param gap how much
-	 */
-	public void advance(Duration gap) {
-		if (!gap.isNegative()) {
-			this.advancedNanos += gap.toNanos();
-		}
+		return this.origin.plusNanos(System.nanoTime() - this.originNanos);
 	}
 
 	@Override

@@ -16,10 +16,12 @@ import org.springframework.util.Assert;
  * which stands still while the machine is suspended or its VM paused, while Vault's
  * leases keep ageing: every {@code period}, it compares how far the wall clock and the
  * engine's clock moved. When the wall clock moved further by more than {@code threshold},
- * the engine's clock catches up and every lease verifies its grant at once (one request
- * each, spread over a second); those Vault ended are reported lost and obtained again. A
- * wall clock stepped backwards changes nothing. A clock step forwards (NTP) looks the
- * same as a suspend, and costs one verification per lease.
+ * every lease verifies its grant at once (one renewal each, spread over a second): those
+ * Vault ended are reported lost and obtained again. The engine keeps its monotonic clock:
+ * a grant's instants are measured from the answer that gave it, so those obtained after
+ * the suspend are right, and those from before it are the ones verified. A wall clock
+ * stepped backwards changes nothing. A clock step forwards (NTP) looks the same as a
+ * suspend, and costs one verification per lease.
  *
  * @author Leasekeeper
  * @since 0.1.0
@@ -115,7 +117,6 @@ public final class SuspendDetector {
 			Duration unseen = Duration.between(this.lastWall, wall).minus(Duration.between(this.lastEngine, engine));
 			if (unseen.compareTo(this.threshold) > 0) {
 				suspended(unseen);
-				engine = this.scheduler.now();
 			}
 		}
 		this.lastEngine = engine;
@@ -126,7 +127,6 @@ public final class SuspendDetector {
 	private void suspended(Duration unseen) {
 		logger.warn("The wall clock moved " + unseen + " further than Leasekeeper's monotonic clock (a suspend, a"
 				+ " paused VM or a clock step): verifying every lease with Vault now");
-		this.scheduler.advanceClock(unseen);
 		Instant now = this.scheduler.now();
 		for (ManagedLease lease : this.leases) {
 			Instant at = now.plusNanos(this.random.nextLong(SPREAD.toNanos()));

@@ -164,7 +164,7 @@ public final class VirtualTimeLeaseScheduler implements LeaseScheduler {
 
 	/**
 	 * Suspend the machine: the wall clock (and Vault) move on by {@code duration}, the
-	 * engine's clock does not, until {@link #advanceClock(Duration)} catches up.
+	 * engine's clock does not.
 	 * @param duration how long the suspend lasts
 	 */
 	public void suspend(Duration duration) {
@@ -183,12 +183,6 @@ public final class VirtualTimeLeaseScheduler implements LeaseScheduler {
 	 */
 	public Instant wallNow() {
 		return this.clock.now.plus(this.unseen);
-	}
-
-	@Override
-	public void advanceClock(Duration gap) {
-		this.clock.now = this.clock.now.plus(gap);
-		this.unseen = this.unseen.minus(gap);
 	}
 
 	/**
