@@ -158,6 +158,33 @@ public final class ManagedLeaseRenewer implements LeaseRenewer, SmartLifecycle, 
 	}
 
 	/**
+	 * Stop the lease without waiting: Spring stops every lease of a phase this way, in
+	 * parallel, and waits for their callbacks, so that shutdown takes one
+	 * {@code shutdown-timeout} for all rather than one per lease.
+	 * @param callback told when the lease stopped, or its shutdown timeout passed
+	 */
+	@Override
+	public void stop(Runnable callback) {
+		if (!this.running) {
+			callback.run();
+			return;
+		}
+		this.running = false;
+		this.lease.stop(this.revokeOnShutdown)
+			.orTimeout(this.shutdownTimeout.toNanos(), TimeUnit.NANOSECONDS)
+			.whenComplete((result, failure) -> {
+				if (failure instanceof TimeoutException) {
+					logger.warn("Lease '" + getName() + "' was not revoked within " + this.shutdownTimeout
+							+ "; its TTL will end it");
+				}
+				else if (failure != null) {
+					logger.warn("Lease '" + getName() + "' could not be stopped", failure);
+				}
+				callback.run();
+			});
+	}
+
+	/**
 	 * Stop the lease if the context never started (a failed start-up): its grant is
 	 * revoked all the same.
 	 */

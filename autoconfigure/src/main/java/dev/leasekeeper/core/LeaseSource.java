@@ -55,6 +55,16 @@ public interface LeaseSource {
 	void revoke(Grant current) throws LeaseSourceException;
 
 	/**
+	 * Return whether {@link #revoke(Grant)} tells the store: {@code false} for grants
+	 * that are not Leasekeeper's to revoke (a token given in configuration), so that no
+	 * log line calls them revoked.
+	 * @return whether grants are revoked
+	 */
+	default boolean revokes() {
+		return true;
+	}
+
+	/**
 	 * Return a short description of what this source obtains (a path), for logs and the
 	 * actuator.
 	 * @return the description, never a secret

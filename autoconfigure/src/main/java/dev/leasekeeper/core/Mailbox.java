@@ -274,9 +274,10 @@ final class Mailbox {
 
 	private void shutdown(boolean revoke, @Nullable Grant held) {
 		List<Held> awaiting = this.binding.takeDeferred();
+		boolean ours = this.source.revokes();
 		this.scheduler.call(() -> {
 			boolean revoked = false;
-			if (revoke && held != null) {
+			if (revoke && held != null && ours) {
 				this.source.revoke(held);
 				revoked = true;
 			}
@@ -293,6 +294,10 @@ final class Mailbox {
 			}
 			else if (Boolean.TRUE.equals(revoked)) {
 				logger.info(describe(this.state.held) + ": revoked on shutdown");
+			}
+			else if (held != null) {
+				logger.info(describe(this.state.held) + ": kept on shutdown ("
+						+ (!ours ? "not Leasekeeper's to revoke" : "revoke-on-shutdown is false") + ")");
 			}
 			this.notifier.stopped(this.snapshot, failure == null && Boolean.TRUE.equals(revoked));
 			this.stopped.complete(null);

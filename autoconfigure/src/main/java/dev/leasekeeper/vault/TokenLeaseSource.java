@@ -138,6 +138,11 @@ public final class TokenLeaseSource implements LeaseSource {
 		return "auth/token";
 	}
 
+	@Override
+	public boolean revokes() {
+		return this.revocable;
+	}
+
 	/**
 	 * Return whether Leasekeeper revokes the tokens of this source: only those it
 	 * obtained by logging in, never a token given in configuration.
