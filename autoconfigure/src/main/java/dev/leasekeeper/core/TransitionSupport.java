@@ -339,13 +339,28 @@ abstract class TransitionSupport {
 			// already moving, or its next acquisition planned
 			return;
 		}
+		replaceForToken();
+	}
+
+	/**
+	 * Move a grant held under a replaced (still valid) token to the new one at an instant
+	 * drawn over the first half of the time it has left, so that a token's dependents do
+	 * not all ask at once; the other half is left for retries. An operation in flight
+	 * first, and with under two seconds left at once.
+	 */
+	void replaceForToken() {
+		Held held = this.s.held;
+		this.s.cause = RotationCause.TOKEN;
 		if (this.s.inFlight != null) {
 			this.s.pending = Op.ACQUIRE;
-			this.s.cause = RotationCause.TOKEN;
+			return;
 		}
-		else {
+		Duration half = (held != null) ? Duration.between(this.now, held.validUntil()).dividedBy(2) : Duration.ZERO;
+		if (half.compareTo(Duration.ofSeconds(1)) < 0) {
 			acquire(RotationCause.TOKEN);
+			return;
 		}
+		plan(Next.ACQUIRE, this.now.plusNanos((long) (random().nextDouble() * half.toNanos())));
 	}
 
 	/**

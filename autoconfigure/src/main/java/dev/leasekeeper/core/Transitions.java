@@ -329,7 +329,7 @@ final class Transitions extends TransitionSupport {
 					acquire(this.s.cause);
 				}
 				else if (held != null && this.s.state.holdsGrant() && held.tokenGeneration() < generation) {
-					acquire(RotationCause.TOKEN);
+					replaceForToken();
 				}
 			}
 			case LOST -> {

@@ -88,7 +88,15 @@ class TokenDependencyTests {
 		}
 		assertThat(this.tokenEvents.events).containsSubsequence("ceiling 1", "rotated 1->2 CEILING");
 		assertThat(this.fixture.now()).isBefore(oldTokenExpiry);
-		this.fixture.scheduler.runDue();
+		// the secrets move at instants spread over the first half of the time the old
+		// token has left
+		Instant rotated = this.fixture.now();
+		this.fixture.advanceTo(rotated.plus(Duration.between(rotated, oldTokenExpiry).dividedBy(2)).plusSeconds(1));
+		assertThat(this.fixture.vault.journal()
+			.stream()
+			.filter((call) -> call.operation().equals("acquire") && call.at().isAfter(rotated))
+			.map(InMemoryVault.Call::at)
+			.distinct()).hasSize(5);
 		assertThat(this.secrets).allSatisfy((secret) -> {
 			assertThat(secret.current().generation()).isEqualTo(2);
 			assertThat(this.fixture.vault.isAlive(secret.current().leaseId())).isTrue();
@@ -102,6 +110,31 @@ class TokenDependencyTests {
 			assertThat(indexOf(journal, "revoke", oldSecret)).isLessThan(tokenRevocation);
 		}
 		assertThat(this.fixture.vault.isAlive(oldToken)).isFalse();
+	}
+
+	@Test
+	void aThousandSecretLeasesMoveToANewTokenSpreadOutNotAllAtOnce() {
+		start(HOUR, Duration.ofHours(2), 1000);
+		Instant oldTokenExpiry = null;
+		while (this.token.current().generation() == 1) {
+			oldTokenExpiry = this.token.current().expiry();
+			this.fixture.advanceTo(this.token.current().nextActionAt());
+		}
+		Instant rotated = this.fixture.now();
+		Duration period = Duration.between(rotated, oldTokenExpiry).dividedBy(2);
+		this.fixture.advanceTo(rotated.plus(period).plusSeconds(1));
+		assertThat(this.secrets).allSatisfy((secret) -> assertThat(secret.current().generation()).isEqualTo(2));
+		java.util.Map<Long, Long> perMinute = this.fixture.vault.journal()
+			.stream()
+			.filter((call) -> call.operation().equals("acquire") && !call.at().isBefore(rotated))
+			.collect(java.util.stream.Collectors.groupingBy((call) -> Duration.between(rotated, call.at()).toMinutes(),
+					java.util.stream.Collectors.counting()));
+		double minutes = Math.max(1, period.toSeconds() / 60.0);
+		double mean = 1000 / minutes;
+		long peak = perMinute.values().stream().mapToLong(Long::longValue).max().orElseThrow();
+		assertThat(peak).as("peak minute of %s (mean %.0f over %.0f minutes)", perMinute, mean, minutes)
+			.isLessThanOrEqualTo((long) (3 * mean));
+		assertThat(this.fixture.listener.count("lost")).isZero();
 	}
 
 	@Test
