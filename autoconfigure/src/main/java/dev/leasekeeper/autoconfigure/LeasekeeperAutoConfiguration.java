@@ -1,5 +1,7 @@
 package dev.leasekeeper.autoconfigure;
 
+import java.util.concurrent.ExecutorService;
+
 import java.util.List;
 
 import dev.leasekeeper.autoconfigure.LeasekeeperProperties.Vault;
@@ -22,6 +24,7 @@ import org.springframework.context.ApplicationContext;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
@@ -58,8 +61,19 @@ public final class LeasekeeperAutoConfiguration {
 
 	@Bean(destroyMethod = "close")
 	@ConditionalOnMissingBean(LeaseScheduler.class)
-	ExecutorLeaseScheduler leasekeeperScheduler() {
-		return new ExecutorLeaseScheduler(4);
+	ExecutorLeaseScheduler leasekeeperScheduler(LeasekeeperProperties properties, Environment environment) {
+		int threads = properties.getIo().getThreads();
+		if (threads < 1) {
+			throw new InvalidLeasekeeperPropertyException("leasekeeper.io.threads", String.valueOf(threads),
+					"must be at least 1");
+		}
+		if (environment.getProperty("spring.threads.virtual.enabled", Boolean.class, false)) {
+			ExecutorService virtual = ExecutorLeaseScheduler.virtualThreads();
+			if (virtual != null) {
+				return new ExecutorLeaseScheduler(virtual);
+			}
+		}
+		return new ExecutorLeaseScheduler(threads);
 	}
 
 	@Bean

@@ -60,6 +60,12 @@ public class LeasekeeperProperties {
 	private final Defaults defaults = new Defaults();
 
 	/**
+	 * Threads of the calls to Vault (renewals, acquisitions, revocations) and of the
+	 * consumers' work on a new credential.
+	 */
+	private final Io io = new Io();
+
+	/**
 	 * Leases to keep alive, by name. The name is used in bean names, metric tags and
 	 * events.
 	 */
@@ -107,6 +113,10 @@ public class LeasekeeperProperties {
 
 	public Defaults getDefaults() {
 		return this.defaults;
+	}
+
+	public Io getIo() {
+		return this.io;
 	}
 
 	public Map<String, Lease> getLeases() {
@@ -717,6 +727,29 @@ public class LeasekeeperProperties {
 		 * orchestrator restarts the process.
 		 */
 		EXIT
+
+	}
+
+	/**
+	 * The threads that call Vault.
+	 */
+	public static class Io {
+
+		/**
+		 * How many calls to Vault may run at once, shared by every lease (each lease has
+		 * at most one in flight). Sized for 1,000 leases of a few minutes' TTL or more;
+		 * with spring.threads.virtual.enabled=true on Java 21 or later, a virtual thread
+		 * per call instead.
+		 */
+		private int threads = 16;
+
+		public int getThreads() {
+			return this.threads;
+		}
+
+		public void setThreads(int threads) {
+			this.threads = threads;
+		}
 
 	}
 

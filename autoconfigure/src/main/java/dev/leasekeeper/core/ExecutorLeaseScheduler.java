@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
@@ -44,12 +45,41 @@ public final class ExecutorLeaseScheduler implements LeaseScheduler, AutoCloseab
 	 * @param workerThreads how many calls to the store may run at once
 	 */
 	public ExecutorLeaseScheduler(int workerThreads) {
-		Assert.isTrue(workerThreads > 0, "'workerThreads' must be positive");
+		this(fixedWorkers(workerThreads));
+	}
+
+	/**
+	 * Create a new scheduler whose calls to the store run on the given executor (shut
+	 * down with the scheduler).
+	 * @param workers runs the calls to the store
+	 */
+	public ExecutorLeaseScheduler(ExecutorService workers) {
+		Assert.notNull(workers, "'workers' must not be null");
 		this.scheduler = new ScheduledThreadPoolExecutor(1, daemonThreads("leasekeeper-scheduler"));
 		this.scheduler.setRemoveOnCancelPolicy(true);
-		this.workers = new ThreadPoolExecutor(workerThreads, workerThreads, 60, TimeUnit.SECONDS,
+		this.workers = workers;
+	}
+
+	private static ExecutorService fixedWorkers(int workerThreads) {
+		Assert.isTrue(workerThreads > 0, "'workerThreads' must be positive");
+		ThreadPoolExecutor workers = new ThreadPoolExecutor(workerThreads, workerThreads, 60, TimeUnit.SECONDS,
 				new LinkedBlockingQueue<>(), daemonThreads("leasekeeper-io-"));
-		((ThreadPoolExecutor) this.workers).allowCoreThreadTimeOut(true);
+		workers.allowCoreThreadTimeOut(true);
+		return workers;
+	}
+
+	/**
+	 * Return an executor that runs each call on a virtual thread of its own, on Java 21
+	 * or later.
+	 * @return the executor, or {@code null} on an older Java
+	 */
+	public static @Nullable ExecutorService virtualThreads() {
+		try {
+			return (ExecutorService) Executors.class.getMethod("newVirtualThreadPerTaskExecutor").invoke(null);
+		}
+		catch (ReflectiveOperationException ex) {
+			return null;
+		}
 	}
 
 	@Override

@@ -57,7 +57,8 @@ final class Mailbox {
 
 	private boolean draining;
 
-	private long attempt;
+	/** Read by the worker threads too: an attempt abandoned meanwhile is never sent. */
+	private volatile long attempt;
 
 	private @Nullable Cancellable timer;
 
@@ -197,11 +198,19 @@ final class Mailbox {
 		long id = ++this.attempt;
 		Held held = this.state.held;
 		Grant grant = (held != null) ? held.grant() : null;
-		this.scheduler.call(() -> switch (op) {
-			case ACQUIRE -> this.source.acquire();
-			case RENEW -> this.source.renew(grant, this.increment);
-			case VERIFY -> this.source.lookup(grant);
-			case OFFER -> throw new IllegalStateException("an offer is not sent to the store");
+		Instant deadline = this.state.attemptDeadline;
+		this.scheduler.call(() -> {
+			if (id != this.attempt || (deadline != null && !this.scheduler.now().isBefore(deadline))) {
+				// it waited for a thread past its deadline, or was abandoned: never sent
+				throw LeaseSourceException.transientFailure("abandoned",
+						"not sent: its deadline passed while it waited for a thread", null);
+			}
+			return switch (op) {
+				case ACQUIRE -> this.source.acquire();
+				case RENEW -> this.source.renew(grant, this.increment);
+				case VERIFY -> this.source.lookup(grant);
+				case OFFER -> throw new IllegalStateException("an offer is not sent to the store");
+			};
 		}, (result, failure) -> {
 			if (id != this.attempt) {
 				if (op == Op.ACQUIRE && result != null) {

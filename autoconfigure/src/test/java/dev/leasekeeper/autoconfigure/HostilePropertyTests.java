@@ -93,6 +93,9 @@ class HostilePropertyTests {
 		for (String property : TOP_FLAGS) {
 			cases.add(new Case("not a boolean", property, "perhaps"));
 		}
+		cases.add(new Case("zero", "leasekeeper.io.threads", "0"));
+		cases.add(new Case("negative", "leasekeeper.io.threads", "-4"));
+		cases.add(new Case("not a number", "leasekeeper.io.threads", "many"));
 		cases.add(new Case("unknown enum", "leasekeeper.vault.authentication", "kerberos"));
 		cases.add(new Case("not a URI", "leasekeeper.vault.uri", "http://vault:port:8200"));
 		cases.add(new Case("empty", "leasekeeper.vault.token", ""));
