@@ -29,6 +29,7 @@ import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceProperties;
+import org.springframework.boot.jdbc.autoconfigure.JdbcConnectionDetails;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.context.annotation.Bean;
@@ -58,7 +59,8 @@ public final class LeasekeeperDataSourceAutoConfiguration {
 
 	@Bean
 	PoolRefresher leasekeeperPoolRefresher(LeasekeeperProperties properties, DataSourceProperties dataSource,
-			Environment environment, LeaseScheduler scheduler) {
+			ObjectProvider<JdbcConnectionDetails> connectionDetails, Environment environment,
+			LeaseScheduler scheduler) {
 		String name = datasourceLease(properties);
 		Lease lease = properties.getLeases().get(name);
 		if (dataSource.getUsername() != null || dataSource.getPassword() != null) {
@@ -66,8 +68,11 @@ public final class LeasekeeperDataSourceAutoConfiguration {
 					+ " from lease '" + name + "'");
 		}
 		HikariConfig template = new HikariConfig();
-		template.setJdbcUrl(dataSource.determineUrl());
-		String driver = dataSource.determineDriverClassName();
+		// a service connection (Testcontainers, Docker Compose) names the database, else
+		// spring.datasource.*; the credential is always the lease's
+		JdbcConnectionDetails details = connectionDetails.getIfAvailable();
+		template.setJdbcUrl((details != null) ? details.getJdbcUrl() : dataSource.determineUrl());
+		String driver = (details != null) ? details.getDriverClassName() : dataSource.determineDriverClassName();
 		if (driver != null) {
 			template.setDriverClassName(driver);
 		}

@@ -33,6 +33,7 @@ import dev.leasekeeper.testkit.VaultSimulatorExtension;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.JdbcConnectionDetails;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -246,6 +247,38 @@ class PoolRefresherIntegrationTests {
 		Set<String> pools = new java.util.TreeSet<>();
 		meters.find("hikaricp.connections").gauges().forEach((gauge) -> pools.add(gauge.getId().getTag("pool")));
 		return pools;
+	}
+
+	@Test
+	void aServiceConnectionNamesTheDatabaseAndTheLeaseTheCredential() {
+		this.runner.withPropertyValues("spring.datasource.url=jdbc:postgresql://127.0.0.1:1/nowhere")
+			.withBean(JdbcConnectionDetails.class, () -> new JdbcConnectionDetails() {
+
+				@Override
+				public String getUsername() {
+					return "ignored";
+				}
+
+				@Override
+				public String getPassword() {
+					return "ignored";
+				}
+
+				@Override
+				public String getJdbcUrl() {
+					return vault.jdbcUrl();
+				}
+
+			})
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				LeaseRenewer renewer = context.getBean("ordersDbLeaseRenewer", LeaseRenewer.class);
+				try (Connection connection = context.getBean(DataSource.class).getConnection();
+						ResultSet result = connection.createStatement().executeQuery("SELECT current_user")) {
+					result.next();
+					assertThat(result.getString(1)).isEqualTo(renewer.current().data().get("username"));
+				}
+			});
 	}
 
 	@Configuration(proxyBeanMethods = false)
