@@ -40,6 +40,16 @@ public record LeaseSnapshot(String name, int generation, @Nullable String leaseI
 	}
 
 	/**
+	 * Return this snapshot without its credential fields, for whatever outlives the grant
+	 * (a future, a record of what happened).
+	 * @return the snapshot with empty {@link #data()}
+	 */
+	public LeaseSnapshot withoutData() {
+		return this.data.isEmpty() ? this : new LeaseSnapshot(this.name, this.generation, this.leaseId, this.state,
+				this.obtainedAt, this.ttl, this.expiry, this.validUntil, this.nextActionAt, Map.of());
+	}
+
+	/**
 	 * Return whether the credential can be used for {@code duration} from {@code now}:
 	 * the lease holds a grant and {@code now + duration} is not after
 	 * {@link #validUntil()}.

@@ -188,7 +188,8 @@ final class Mailbox {
 		}
 		else if (effect instanceof LeaseEffect.Notice notice) {
 			if (notice instanceof LeaseEffect.Acquired) {
-				this.firstGrant.complete(this.snapshot);
+				// without the credential: the future lives as long as the lease
+				this.firstGrant.complete(this.snapshot.withoutData());
 			}
 			this.notifier.notice(this.snapshot, notice);
 		}

@@ -115,8 +115,9 @@ public final class ManagedLease implements LeaseRenewer {
 	}
 
 	/**
-	 * Return a future that completes with the first grant, or exceptionally with the
-	 * failure if the store refused it permanently.
+	 * Return a future that completes with the first grant (without its credential fields:
+	 * read {@link #current()} for those), or exceptionally with the failure if the store
+	 * refused it permanently.
 	 * @return the future
 	 */
 	public CompletableFuture<LeaseSnapshot> firstGrant() {

@@ -25,7 +25,8 @@ public abstract class LeaseEvent extends ApplicationEvent {
 	 */
 	protected LeaseEvent(Object source, LeaseSnapshot lease) {
 		super(source);
-		this.lease = lease;
+		// an event may be queued or kept long after its grant: never with the credential
+		this.lease = lease.withoutData();
 	}
 
 	/**
@@ -53,7 +54,8 @@ public abstract class LeaseEvent extends ApplicationEvent {
 	}
 
 	/**
-	 * Return the lease as it was when the event happened.
+	 * Return the lease as it was when the event happened, without its credential fields
+	 * (read the renewer's {@code current()} for those).
 	 * @return the snapshot
 	 */
 	public LeaseSnapshot getLease() {

@@ -24,7 +24,8 @@ public class LeaseRenewedEvent extends LeaseEvent {
 	 */
 	public LeaseRenewedEvent(Object source, LeaseRenewal renewal) {
 		super(source, renewal.lease());
-		this.renewal = renewal;
+		this.renewal = new LeaseRenewal(getLease(), renewal.previousExpiry(), renewal.newExpiry(), renewal.grantedTtl(),
+				renewal.remainingAtAttempt(), renewal.attempts(), renewal.capped());
 	}
 
 	/**
