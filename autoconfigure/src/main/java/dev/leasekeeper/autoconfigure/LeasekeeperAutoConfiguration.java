@@ -52,7 +52,8 @@ import org.springframework.web.client.RestTemplate;
  * @author Leasekeeper
  * @since 0.1.0
  */
-@AutoConfiguration
+@AutoConfiguration(afterName = { "org.springframework.cloud.vault.config.VaultAutoConfiguration",
+		"org.springframework.cloud.vault.config.VaultReactiveAutoConfiguration" })
 @ConditionalOnClass(VaultOperations.class)
 @Conditional(OnLeasekeeperEnabledCondition.class)
 @EnableConfigurationProperties(LeasekeeperProperties.class)

@@ -4,7 +4,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import dev.leasekeeper.core.LeaseRegistry;
-import dev.leasekeeper.core.LeaseRenewer;
+import dev.leasekeeper.core.RotationCause;
 
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.SmartInitializingSingleton;
@@ -42,7 +42,7 @@ final class SessionManagerFollower implements SmartInitializingSingleton {
 				publisher.addAuthenticationListener((event) -> {
 					if (event instanceof AfterLoginEvent) {
 						logger.info("Session manager '" + name + "' logged in again: obtaining every lease anew");
-						this.registry.all().forEach(LeaseRenewer::rotateNow);
+						this.registry.all().forEach((lease) -> lease.rotateNow(RotationCause.TOKEN));
 					}
 				});
 			}

@@ -6,6 +6,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.leasekeeper.core.LeaseRenewer;
+import dev.leasekeeper.core.RotationCause;
+import dev.leasekeeper.event.LeaseRotatedEvent;
 import dev.leasekeeper.testkit.VaultSimulatorExtension;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -58,17 +60,29 @@ class SingleOwnerTests {
 
 	@Test
 	void theApplicationsSessionManagerOwnsTheTokenAndItsLoginsRotateTheLeases() {
-		this.runner.withUserConfiguration(SessionManagerConfiguration.class).run((context) -> {
-			assertThat(context).hasNotFailed();
-			assertThat(context).doesNotHaveBean("vaultTokenLeaseRenewer");
-			LeaseRenewer orders = context.getBean("ordersDbLeaseRenewer", LeaseRenewer.class);
-			assertThat(orders.current().generation()).isEqualTo(1);
-			assertThat(vault.simulator().journal((entry) -> entry.path().equals("auth/token/renew-self"))).isEmpty();
-			// the session manager logs in again (its token was replaced): the leases of
-			// the old token die with it
-			context.getBean(LifecycleAwareSessionManager.class).multicastEvent(new AfterLoginEvent(VaultToken.of("x")));
-			await().atMost(Duration.ofSeconds(5)).until(() -> orders.current().generation() == 2);
-		});
+		this.runner
+			.withUserConfiguration(SessionManagerConfiguration.class, LeasekeeperAutoConfigurationTests.Events.class)
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(context).doesNotHaveBean("vaultTokenLeaseRenewer");
+				LeaseRenewer orders = context.getBean("ordersDbLeaseRenewer", LeaseRenewer.class);
+				assertThat(orders.current().generation()).isEqualTo(1);
+				assertThat(vault.simulator().journal((entry) -> entry.path().equals("auth/token/renew-self")))
+					.isEmpty();
+				// the session manager logs in again (its token was replaced): the leases
+				// of
+				// the old token die with it
+				context.getBean(LifecycleAwareSessionManager.class)
+					.multicastEvent(new AfterLoginEvent(VaultToken.of("x")));
+				await().atMost(Duration.ofSeconds(5)).until(() -> orders.current().generation() == 2);
+				// the token changed hands: a rotation for the token, not one asked for by
+				// hand
+				LeasekeeperAutoConfigurationTests.Events events = context
+					.getBean(LeasekeeperAutoConfigurationTests.Events.class);
+				await().atMost(Duration.ofSeconds(2)).until(() -> !events.of(LeaseRotatedEvent.class).isEmpty());
+				assertThat(events.of(LeaseRotatedEvent.class)).singleElement()
+					.satisfies((rotated) -> assertThat(rotated.getCause()).isEqualTo(RotationCause.TOKEN));
+			});
 	}
 
 	@Configuration(proxyBeanMethods = false)
