@@ -94,14 +94,28 @@ final class InMemoryVault {
 		this.nextFailure = failure;
 	}
 
-	void revokeOutOfBand(String leaseId) {
+	/**
+	 * Revoke a lease or a token out of band (a token with every lease obtained under it).
+	 * @return the ids of every lease and token this revocation ended
+	 */
+	List<String> revokeOutOfBand(String leaseId) {
 		Lease lease = this.leases.get(leaseId);
 		if (lease == null) {
 			lease = this.tokens.get(leaseId);
 		}
+		List<String> ended = new java.util.ArrayList<>();
 		if (lease != null) {
+			if (!lease.revoked) {
+				ended.add(lease.id);
+			}
+			for (Lease child : lease.children) {
+				if (!child.revoked) {
+					ended.add(child.id);
+				}
+			}
 			revoke(lease);
 		}
+		return ended;
 	}
 
 	List<Call> journal() {
