@@ -43,6 +43,11 @@ class SampleApplicationShutdownIT {
 			assertThat(journal)
 				.anyMatch((entry) -> entry.path().equals("auth/token/revoke-self") && entry.status() == 204);
 			assertThat(roleExists(infrastructure, username)).as("database user %s dropped", username).isFalse();
+			// the log says what was revoked, and only that
+			assertThat(output)
+				.anyMatch((line) -> line.matches(".*Lease 'orders-db' generation \\d+ .*: revoked on shutdown"))
+				.anyMatch((line) -> line.matches(".*Lease 'vault-token' generation \\d+ .*: revoked on shutdown"))
+				.noneMatch((line) -> line.contains("kept on shutdown"));
 		}
 	}
 
