@@ -79,7 +79,7 @@ public final class LeasekeeperDataSourceAutoConfiguration {
 		Binder.get(environment).bind("spring.datasource.hikari", Bindable.ofInstance(template));
 		template.setUsername(null);
 		template.setPassword(null);
-		return new PoolRefresher(name, template, lease.getUsernameKey(), lease.getPasswordKey(), scheduler.clock());
+		return new PoolRefresher(name, template, lease.getUsernameKey(), lease.getPasswordKey(), scheduler);
 	}
 
 	@Bean

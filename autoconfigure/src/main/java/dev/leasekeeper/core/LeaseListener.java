@@ -2,6 +2,8 @@ package dev.leasekeeper.core;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 import org.jspecify.annotations.Nullable;
 
@@ -37,6 +39,19 @@ public interface LeaseListener {
 	 * @param previous the lease as it was with the grant being released
 	 */
 	default void release(LeaseSnapshot previous) {
+	}
+
+	/**
+	 * Let go of a grant that was replaced without holding a thread while nothing else is
+	 * left to do but wait (for borrowed connections to come back, say): the engine
+	 * revokes it once the returned stage completes. By default {@link #release} is called
+	 * and the stage is complete.
+	 * @param previous the lease as it was with the grant being released
+	 * @return completes once nothing uses the grant any more
+	 */
+	default CompletionStage<?> releaseLater(LeaseSnapshot previous) {
+		release(previous);
+		return CompletableFuture.completedFuture(null);
 	}
 
 	/**

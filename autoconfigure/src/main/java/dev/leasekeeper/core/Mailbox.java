@@ -6,6 +6,7 @@ import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -254,18 +255,23 @@ final class Mailbox {
 	private void release(Held replaced, boolean revoke) {
 		LeaseSnapshot releasing = snapshotOf(replaced, LeaseState.REVOKED);
 		boolean deferred = revoke && this.binding.deferRevocation(replaced);
-		this.scheduler.call(() -> {
-			this.consumers.release(releasing);
-			if (revoke && !deferred) {
-				this.source.revoke(replaced.grant());
-			}
-			return Boolean.TRUE;
-		}, (result, failure) -> {
-			if (failure != null) {
-				logger.warn(describe(replaced) + ": releasing the replaced grant failed (" + errorClass(failure)
-						+ "); its TTL will end it");
-			}
-			deliver(new LeaseInput.Released());
+		// the consumers let go (a pool drains, holding no thread while it waits), then
+		// the
+		// grant is revoked
+		this.scheduler.call(() -> this.consumers.release(releasing), (released, failure) -> {
+			CompletionStage<Void> done = (released != null) ? released : CompletableFuture.completedFuture(null);
+			done.whenComplete((ignored, drainFailure) -> this.scheduler.call(() -> {
+				if (revoke && !deferred) {
+					this.source.revoke(replaced.grant());
+				}
+				return Boolean.TRUE;
+			}, (result, revokeFailure) -> {
+				if (revokeFailure != null) {
+					logger.warn(describe(replaced) + ": releasing the replaced grant failed ("
+							+ errorClass(revokeFailure) + "); its TTL will end it");
+				}
+				deliver(new LeaseInput.Released());
+			}));
 		});
 	}
 

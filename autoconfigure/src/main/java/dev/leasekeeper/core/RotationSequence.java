@@ -2,6 +2,8 @@ package dev.leasekeeper.core;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -44,17 +46,37 @@ final class RotationSequence {
 		}
 	}
 
-	void release(LeaseSnapshot replaced) {
+	/**
+	 * Every consumer lets go of a replaced grant, one after the other; whatever one of
+	 * them throws, the others still release and the grant is still revoked.
+	 * @return completes once every consumer has let go
+	 */
+	CompletionStage<Void> release(LeaseSnapshot replaced) {
+		CompletableFuture<Void> all = CompletableFuture.completedFuture(null);
 		for (LeaseListener consumer : this.consumers) {
-			try {
-				consumer.release(replaced);
-			}
-			catch (Throwable ex) {
-				// the others still release, and the grant is still revoked
-				logger.warn("Lease '" + replaced.name() + "': " + consumer.getClass().getName()
-						+ " failed to release generation " + replaced.generation(), ex);
-			}
+			all = all.thenCompose((ignored) -> releaseQuietly(consumer, replaced));
 		}
+		return all;
+	}
+
+	private static CompletionStage<Void> releaseQuietly(LeaseListener consumer, LeaseSnapshot replaced) {
+		try {
+			return consumer.releaseLater(replaced).handle((result, failure) -> {
+				if (failure != null) {
+					warnReleaseFailed(consumer, replaced, failure);
+				}
+				return null;
+			});
+		}
+		catch (Throwable ex) {
+			warnReleaseFailed(consumer, replaced, ex);
+			return CompletableFuture.completedFuture(null);
+		}
+	}
+
+	private static void warnReleaseFailed(LeaseListener consumer, LeaseSnapshot replaced, Throwable failure) {
+		logger.warn("Lease '" + replaced.name() + "': " + consumer.getClass().getName()
+				+ " failed to release generation " + replaced.generation(), failure);
 	}
 
 	private void compensate(List<LeaseListener> accepted, LeaseSnapshot candidate, @Nullable LeaseSnapshot previous) {

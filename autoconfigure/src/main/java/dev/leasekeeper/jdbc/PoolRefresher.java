@@ -1,11 +1,11 @@
 package dev.leasekeeper.jdbc;
 
 import java.sql.Connection;
-import java.time.Clock;
 import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.locks.LockSupport;
 
 import com.zaxxer.hikari.HikariConfig;
@@ -18,6 +18,7 @@ import org.jspecify.annotations.Nullable;
 import dev.leasekeeper.core.LeaseListener;
 import dev.leasekeeper.core.LeaseLossReason;
 import dev.leasekeeper.core.LeaseRenewer;
+import dev.leasekeeper.core.LeaseScheduler;
 import dev.leasekeeper.core.LeaseSnapshot;
 import dev.leasekeeper.core.RotationCause;
 
@@ -44,7 +45,10 @@ public final class PoolRefresher implements LeaseListener {
 
 	private volatile @Nullable MetricsTrackerFactory metrics;
 
-	private final Clock clock;
+	/** How often a draining pool is looked at. */
+	static final java.time.Duration DRAIN_CHECK = java.time.Duration.ofMillis(50);
+
+	private final LeaseScheduler scheduler;
 
 	private final LeasedDataSource dataSource;
 
@@ -64,13 +68,15 @@ public final class PoolRefresher implements LeaseListener {
 	 * {@code spring.datasource.hikari.*})
 	 * @param usernameKey the lease's data field holding the username
 	 * @param passwordKey the lease's data field holding the password
-	 * @param clock the engine's clock
+	 * @param scheduler the engine's scheduler: draining pools are looked at on it, so
+	 * that a drain holds no thread while it waits
 	 */
-	public PoolRefresher(String leaseName, HikariConfig template, String usernameKey, String passwordKey, Clock clock) {
+	public PoolRefresher(String leaseName, HikariConfig template, String usernameKey, String passwordKey,
+			LeaseScheduler scheduler) {
 		this.template = template;
 		this.usernameKey = usernameKey;
 		this.passwordKey = passwordKey;
-		this.clock = clock;
+		this.scheduler = scheduler;
 		this.dataSource = new LeasedDataSource(leaseName);
 	}
 
@@ -191,6 +197,31 @@ public final class PoolRefresher implements LeaseListener {
 				+ candidate.generation() + " cannot log in (" + reason + "); the current pool keeps serving");
 	}
 
+	/**
+	 * Drain the replaced generation's pool and close it: borrowed connections (an open
+	 * transaction) are waited for until the replaced lease's validity ends, looked at
+	 * every {@link #DRAIN_CHECK} on the scheduling thread, never by a parked thread.
+	 */
+	@Override
+	public CompletionStage<?> releaseLater(LeaseSnapshot previous) {
+		HikariDataSource old = this.retired.remove(previous.generation());
+		if (old == null) {
+			return CompletableFuture.completedFuture(null);
+		}
+		Instant deadline = (previous.validUntil() != null) ? previous.validUntil()
+				: this.scheduler.now().plusSeconds(30);
+		if (old.getHikariPoolMXBean() != null) {
+			old.getHikariPoolMXBean().softEvictConnections();
+		}
+		CompletableFuture<Void> drained = new CompletableFuture<>();
+		this.scheduler.schedule(this.scheduler.now(), () -> drain(old, deadline, drained));
+		return drained;
+	}
+
+	/**
+	 * Drain and close, waiting on the calling thread: for a candidate given back when
+	 * another consumer rejected it, whose pool served only briefly.
+	 */
 	@Override
 	public void release(LeaseSnapshot previous) {
 		HikariDataSource old = this.retired.remove(previous.generation());
@@ -198,25 +229,34 @@ public final class PoolRefresher implements LeaseListener {
 			return;
 		}
 		Instant deadline = (previous.validUntil() != null) ? previous.validUntil()
-				: this.clock.instant().plusSeconds(30);
-		drain(old, deadline);
-	}
-
-	private void drain(HikariDataSource old, Instant deadline) {
+				: this.scheduler.now().plusSeconds(30);
 		if (old.getHikariPoolMXBean() != null) {
 			old.getHikariPoolMXBean().softEvictConnections();
-			while (old.getHikariPoolMXBean().getActiveConnections() > 0 && this.clock.instant().isBefore(deadline)) {
-				// wait for borrowed connections (an open transaction) to come back
-				LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
-			}
-			int active = old.getHikariPoolMXBean().getActiveConnections();
-			if (active > 0) {
-				logger.warn("Pool " + old.getPoolName() + " still had " + active
-						+ " active connections when its lease ran out; closing it");
+			while (old.getHikariPoolMXBean().getActiveConnections() > 0 && this.scheduler.now().isBefore(deadline)) {
+				LockSupport.parkNanos(DRAIN_CHECK.toNanos());
 			}
 		}
 		old.close();
-		logger.info("Pool " + old.getPoolName() + " drained and closed");
+	}
+
+	private void drain(HikariDataSource old, Instant deadline, CompletableFuture<Void> drained) {
+		int active = (old.getHikariPoolMXBean() != null) ? old.getHikariPoolMXBean().getActiveConnections() : 0;
+		if (active > 0 && this.scheduler.now().isBefore(deadline)) {
+			this.scheduler.schedule(this.scheduler.now().plus(DRAIN_CHECK), () -> drain(old, deadline, drained));
+			return;
+		}
+		if (active > 0) {
+			logger.warn("Pool " + old.getPoolName() + " still had " + active
+					+ " active connections when its lease ran out; closing it");
+		}
+		// closing a pool talks to the database: on a worker
+		this.scheduler.call(() -> {
+			old.close();
+			return Boolean.TRUE;
+		}, (result, failure) -> {
+			logger.info("Pool " + old.getPoolName() + " drained and closed");
+			drained.complete(null);
+		});
 	}
 
 	@Override

@@ -156,6 +156,29 @@ class PoolRefresherIntegrationTests {
 	}
 
 	@Test
+	void aDrainingPoolHoldsNoThreadSoTheLeasesKeepRenewingMeanwhile() {
+		this.runner.withPropertyValues("leasekeeper.io.threads=1").run((context) -> {
+			DataSource dataSource = context.getBean(DataSource.class);
+			LeaseRenewer renewer = context.getBean("ordersDbLeaseRenewer", LeaseRenewer.class);
+			String oldUser = (String) renewer.current().data().get("username");
+			try (Connection connection = dataSource.getConnection()) {
+				connection.setAutoCommit(false);
+				connection.createStatement().execute("INSERT INTO orders (item) VALUES ('ink')");
+				renewer.rotateNow();
+				await().atMost(Duration.ofSeconds(10)).until(() -> renewer.current().generation() == 2);
+				// the old pool waits for this transaction; the only I/O thread is
+				// free for a renewal
+				java.time.Instant expiry = renewer.current().expiry();
+				renewer.renewNow();
+				await().atMost(Duration.ofSeconds(10)).until(() -> renewer.current().expiry().isAfter(expiry));
+				assertThat(vault.databaseRoleExists(oldUser)).isTrue();
+				connection.commit();
+			}
+			await().atMost(Duration.ofSeconds(10)).until(() -> !vault.databaseRoleExists(oldUser));
+		});
+	}
+
+	@Test
 	void aCredentialThatCannotLogInIsRejectedAndTheCurrentPoolKeepsServing() throws Exception {
 		this.runner.run((context) -> {
 			PoolRefresher refresher = context.getBean(PoolRefresher.class);
