@@ -34,7 +34,8 @@ class SampleApplicationShutdownIT {
 			assertThat(process.isAlive()).as("the application runs: %s", output).isTrue();
 			String username = processedBy(infrastructure);
 			assertThat(roleExists(infrastructure, username)).isTrue();
-			process.destroy(); // SIGTERM
+			// SIGTERM; Process.destroy() would also close the output we read
+			process.toHandle().destroy();
 			assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("stopped within 60 s").isTrue();
 			app.saveOutput("shutdown-it.log");
 			List<JournalEntry> journal = infrastructure.vault().journal();
