@@ -107,24 +107,8 @@ public final class ExecutorLeaseScheduler implements LeaseScheduler, AutoCloseab
 		if (this.workers.isShutdown()) {
 			return;
 		}
-		this.workers.execute(guarded(() -> {
-			T result = null;
-			Exception failure = null;
-			try {
-				result = call.call();
-			}
-			catch (Exception ex) {
-				failure = ex;
-			}
-			catch (Error ex) {
-				// an Error in a call (a consumer's, say) is its failure: the lease hears
-				// of it
-				failure = new java.util.concurrent.ExecutionException(ex);
-			}
-			T outcome = result;
-			Exception error = failure;
-			schedule(Instant.MIN, () -> then.accept(outcome, error));
-		}));
+		this.workers.execute(guarded(() -> LeaseScheduler.complete(call,
+				(result, failure) -> schedule(Instant.MIN, () -> then.accept(result, failure)))));
 	}
 
 	/**

@@ -51,6 +51,29 @@ public interface LeaseScheduler {
 	<T> void call(Callable<T> call, BiConsumer<@Nullable T, @Nullable Exception> then);
 
 	/**
+	 * Run a call on the calling thread and hand its result, or what it threw, to
+	 * {@code outcome}: an {@link Error} (a consumer's, say) is the call's failure too, so
+	 * that the lease always hears back. For implementations of {@link #call}.
+	 * @param <T> the type of the result
+	 * @param call the call
+	 * @param outcome receives the result, or the failure
+	 */
+	static <T> void complete(Callable<T> call, BiConsumer<@Nullable T, @Nullable Exception> outcome) {
+		T result = null;
+		Exception failure = null;
+		try {
+			result = call.call();
+		}
+		catch (Exception ex) {
+			failure = ex;
+		}
+		catch (Error ex) {
+			failure = new java.util.concurrent.ExecutionException(ex);
+		}
+		outcome.accept(result, failure);
+	}
+
+	/**
 	 * Return the wall clock, the time Vault's leases age by: compared with
 	 * {@link #clock()} to notice a suspend (the monotonic clock stands still while the
 	 * machine sleeps or a VM is paused).

@@ -62,25 +62,12 @@ public final class VirtualTimeLeaseScheduler implements LeaseScheduler {
 
 	@Override
 	public <T> void call(Callable<T> call, BiConsumer<@Nullable T, @Nullable Exception> then) {
-		T result = null;
-		Exception failure = null;
-		try {
-			result = call.call();
-		}
-		catch (Exception ex) {
-			failure = ex;
-		}
-		catch (Error ex) {
-			// an Error in a call (a consumer's, say) is its failure: the lease hears of
-			// it
-			failure = new java.util.concurrent.ExecutionException(ex);
-		}
-		T outcome = result;
-		Exception error = failure;
-		Instant at = this.clock.now.plus(this.callLatency.get());
-		// answers due at the same instant come back in any order when asked for
-		long order = (this.answerOrder != null) ? this.answerOrder.nextLong() : this.sequence++;
-		this.queue.add(new Task(at, order, () -> then.accept(outcome, error)));
+		LeaseScheduler.complete(call, (result, failure) -> {
+			Instant at = this.clock.now.plus(this.callLatency.get());
+			// answers due at the same instant come back in any order when asked for
+			long order = (this.answerOrder != null) ? this.answerOrder.nextLong() : this.sequence++;
+			this.queue.add(new Task(at, order, () -> then.accept(result, failure)));
+		});
 	}
 
 	/**

@@ -230,6 +230,16 @@ public final class VaultSimulator implements AutoCloseable {
 	}
 
 	/**
+	 * Return the policy README's "Running the sample against a real Vault" gives an
+	 * application, for the given database roles: what {@link #APPLICATION_POLICY} holds.
+	 * @param databaseRoles the roles whose credentials it may read
+	 * @return the policy's HCL
+	 */
+	public static String applicationPolicy(String... databaseRoles) {
+		return Policy.application(List.of(databaseRoles));
+	}
+
+	/**
 	 * Write an ACL policy as an operator would ({@code vault policy write}): it applies
 	 * at once to every token that names it.
 	 * @param name the policy's name

@@ -1,6 +1,5 @@
 package dev.leasekeeper.testkit;
 
-import java.util.List;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
@@ -17,14 +16,7 @@ class PolicyConformanceTests {
 	private static final String DENIED = "1 error occurred:\n\t* permission denied\n\n";
 
 	/** README's "Running the sample against a real Vault", for the conformance role. */
-	private static final String APPLICATION = """
-			path "database/creds/%s"   { capabilities = ["read"] }
-			path "sys/leases/renew"        { capabilities = ["update"] }
-			path "sys/leases/revoke"       { capabilities = ["update"] }
-			path "auth/token/renew-self"   { capabilities = ["update"] }
-			path "auth/token/revoke-self"  { capabilities = ["update"] }
-			path "auth/token/lookup-self"  { capabilities = ["read"] }
-			""".formatted(VaultTarget.ROLE);
+	private static final String APPLICATION = VaultSimulator.applicationPolicy(VaultTarget.ROLE);
 
 	@RegisterExtension
 	static VaultTarget vault = VaultTarget.start();
@@ -116,7 +108,6 @@ class PolicyConformanceTests {
 		assertThat(written.status()).isEqualTo(400);
 		assertThat(vault.get("sys/policies/acl/leasekeeper-conformance-bad", vault.rootToken()).status())
 			.isEqualTo(404);
-		assertThat(List.of(written.status())).containsExactly(400);
 	}
 
 }
