@@ -47,6 +47,10 @@ final class VaultHttpHandler implements HttpHandler {
 
 	@Override
 	public void handle(HttpExchange exchange) throws IOException {
+		if (this.faults.hold(exchange)) {
+			// the connection hangs: answered by nobody, it never reaches Vault
+			return;
+		}
 		Instant arrived = this.model.now();
 		String method = exchange.getRequestMethod();
 		String rawPath = exchange.getRequestURI().getPath();

@@ -105,6 +105,7 @@ public final class VaultSimulator implements AutoCloseable {
 	 */
 	@Override
 	public synchronized void close() {
+		this.faults.setHanging(false);
 		if (this.server != null) {
 			this.server.stop(0);
 			this.server = null;
@@ -161,6 +162,24 @@ public final class VaultSimulator implements AutoCloseable {
 		else if (!down && this.server == null) {
 			listen(this.port);
 		}
+	}
+
+	/**
+	 * Start or end an outage whose connections hang, as behind a network that drops
+	 * packets or a load balancer whose backend is gone: while it lasts, connections are
+	 * accepted and requests read, but nothing reaches Vault (nothing is applied or
+	 * journaled) and nothing is answered; when it ends, every held connection is closed
+	 * without an answer.
+	 * @param hanging whether connections hang
+	 * @return at the end, how many requests were held; else 0
+	 */
+	public int hang(boolean hanging) {
+		return this.faults.setHanging(hanging);
+	}
+
+	/** How many requests are held unanswered by the hang under way. */
+	int heldRequests() {
+		return this.faults.held();
 	}
 
 	/**

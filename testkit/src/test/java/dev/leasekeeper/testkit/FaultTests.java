@@ -1,14 +1,23 @@
 package dev.leasekeeper.testkit;
 
+import java.io.IOException;
 import java.net.ConnectException;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The simulator's faults on demand, each reversible. These cannot run against a real
@@ -30,6 +39,39 @@ class FaultTests {
 			simulator.outage(false);
 		}
 		assertThat(vault.get("sys/health", null).status()).isEqualTo(200);
+	}
+
+	@Test
+	void hangingConnectionsAreNeverAnsweredNorReachVaultAndCloseUnansweredWhenTheHangEnds() throws Exception {
+		VaultSimulator simulator = vault.simulator();
+		HttpClient http = HttpClient.newHttpClient();
+		HttpRequest health = HttpRequest.newBuilder(simulator.uri().resolve("/v1/sys/health")).build();
+		simulator.clearJournal();
+		simulator.hang(true);
+		CompletableFuture<HttpResponse<String>> held;
+		try {
+			HttpRequest timed = HttpRequest.newBuilder(simulator.uri().resolve("/v1/sys/health"))
+				.timeout(Duration.ofMillis(300))
+				.build();
+			assertThatExceptionOfType(HttpTimeoutException.class)
+				.isThrownBy(() -> http.send(timed, HttpResponse.BodyHandlers.ofString()));
+			// a PUT: the JDK client would send a GET again on a connection closed
+			// unanswered
+			HttpRequest renew = HttpRequest.newBuilder(simulator.uri().resolve("/v1/sys/leases/renew"))
+				.PUT(HttpRequest.BodyPublishers.ofString("{\"lease_id\":\"database/creds/none/x\"}"))
+				.build();
+			held = http.sendAsync(renew, HttpResponse.BodyHandlers.ofString());
+			await().atMost(Duration.ofSeconds(5)).until(() -> simulator.heldRequests() == 2);
+			assertThat(held).isNotDone();
+		}
+		finally {
+			assertThat(simulator.hang(false)).isEqualTo(2);
+		}
+		assertThatExceptionOfType(ExecutionException.class).isThrownBy(() -> held.get(5, TimeUnit.SECONDS))
+			.withCauseInstanceOf(IOException.class);
+		assertThat(simulator.journal()).isEmpty();
+		assertThat(http.send(health, HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
+		assertThat(simulator.journal()).hasSize(1);
 	}
 
 	@Test
