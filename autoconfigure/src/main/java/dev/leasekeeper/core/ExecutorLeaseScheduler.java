@@ -103,12 +103,20 @@ public final class ExecutorLeaseScheduler implements LeaseScheduler, AutoCloseab
 	}
 
 	@Override
-	public <T> void call(Callable<T> call, BiConsumer<@Nullable T, @Nullable Exception> then) {
+	public <T> Cancellable call(Callable<T> call, BiConsumer<@Nullable T, @Nullable Exception> then) {
 		if (this.workers.isShutdown()) {
-			return;
+			return () -> {
+			};
 		}
-		this.workers.execute(guarded(() -> LeaseScheduler.complete(call,
-				(result, failure) -> schedule(Instant.MIN, () -> then.accept(result, failure)))));
+		Interruptible<T> task = new Interruptible<>(call,
+				(result, failure) -> schedule(Instant.MIN, () -> then.accept(result, failure)));
+		try {
+			this.workers.execute(guarded(task));
+		}
+		catch (RejectedExecutionException ex) {
+			// shut down meanwhile: nothing runs any more
+		}
+		return task::cancel;
 	}
 
 	/**
@@ -140,6 +148,67 @@ public final class ExecutorLeaseScheduler implements LeaseScheduler, AutoCloseab
 				logger.error("Leasekeeper task failed", ex);
 			}
 		};
+	}
+
+	/**
+	 * A call on a worker that can be called off: before it starts (it never runs and
+	 * fails), or while it runs (its thread is interrupted, never after the call returned:
+	 * the worker goes on to the next call with its interrupt flag clear).
+	 */
+	private static final class Interruptible<T> implements Runnable {
+
+		private final Callable<T> call;
+
+		private final BiConsumer<@Nullable T, @Nullable Exception> outcome;
+
+		private @Nullable Thread runner;
+
+		private boolean cancelled;
+
+		private boolean done;
+
+		Interruptible(Callable<T> call, BiConsumer<@Nullable T, @Nullable Exception> outcome) {
+			this.call = call;
+			this.outcome = outcome;
+		}
+
+		@Override
+		public void run() {
+			synchronized (this) {
+				if (this.cancelled) {
+					this.done = true;
+				}
+				else {
+					this.runner = Thread.currentThread();
+				}
+			}
+			if (this.runner == null) {
+				this.outcome.accept(null, new java.util.concurrent.CancellationException("called off before it ran"));
+				return;
+			}
+			try {
+				LeaseScheduler.complete(this.call, this.outcome);
+			}
+			finally {
+				synchronized (this) {
+					this.done = true;
+					this.runner = null;
+				}
+				// an interrupt meant for this call must not reach the next one
+				Thread.interrupted();
+			}
+		}
+
+		synchronized void cancel() {
+			if (this.done || this.cancelled) {
+				return;
+			}
+			this.cancelled = true;
+			if (this.runner != null) {
+				this.runner.interrupt();
+			}
+		}
+
 	}
 
 	private static ThreadFactory daemonThreads(String name) {

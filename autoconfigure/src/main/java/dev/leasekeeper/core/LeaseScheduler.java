@@ -43,12 +43,15 @@ public interface LeaseScheduler {
 
 	/**
 	 * Run a blocking call on a worker thread and pass its outcome to {@code then} on the
-	 * scheduling thread.
+	 * scheduling thread. Calling it off interrupts the call if it is running (a request
+	 * to Vault, a pool's warm-up) and keeps it from starting if it has not: either way
+	 * {@code then} still hears exactly one outcome, a failure if the call did not finish.
 	 * @param <T> the type of the result
 	 * @param call the call
 	 * @param then receives the result, or the exception the call threw
+	 * @return a handle to call it off
 	 */
-	<T> void call(Callable<T> call, BiConsumer<@Nullable T, @Nullable Exception> then);
+	<T> Cancellable call(Callable<T> call, BiConsumer<@Nullable T, @Nullable Exception> then);
 
 	/**
 	 * Run a call on the calling thread and hand its result, or what it threw, to

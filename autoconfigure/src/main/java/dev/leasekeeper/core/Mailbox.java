@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -62,6 +63,17 @@ final class Mailbox {
 	private volatile long attempt;
 
 	private @Nullable Cancellable timer;
+
+	/** This lease's call on a worker: at most one at a time (scheduling thread only). */
+	private @Nullable Cancellable running;
+
+	private long runningId;
+
+	/** Whether the running call may be interrupted once abandoned. */
+	private boolean interruptible;
+
+	/** The next call, started once the running one has returned. */
+	private @Nullable Runnable waiting;
 
 	private @Nullable Instant timerAt;
 
@@ -134,6 +146,13 @@ final class Mailbox {
 			run(effect);
 		}
 		rearm();
+		if (this.running != null && this.interruptible
+				&& (this.state.inFlight == null || this.runningId != this.attempt)) {
+			// abandoned (its deadline passed, or the lease moved on): interrupted, so
+			// that
+			// a hung connection holds neither a worker nor the next attempt
+			this.running.cancel();
+		}
 		this.binding.afterTransition();
 		String violation = LeaseMachine.violation(this.state);
 		if (violation != null) {
@@ -201,7 +220,9 @@ final class Mailbox {
 		Held held = this.state.held;
 		Grant grant = (held != null) ? held.grant() : null;
 		Instant deadline = this.state.attemptDeadline;
-		this.scheduler.call(() -> {
+		// an acquisition is never interrupted: Vault may have made the credential, and
+		// its answer is needed to revoke it
+		start(id, op != Op.ACQUIRE, () -> this.scheduler.call(() -> {
 			if (id != this.attempt || (deadline != null && !this.scheduler.now().isBefore(deadline))) {
 				// it waited for a thread past its deadline, or was abandoned: never sent
 				throw LeaseSourceException.transientFailure("abandoned",
@@ -214,6 +235,7 @@ final class Mailbox {
 				case OFFER -> throw new IllegalStateException("an offer is not sent to the store");
 			};
 		}, (result, failure) -> {
+			finished();
 			if (id != this.attempt) {
 				if (op == Op.ACQUIRE && result != null) {
 					revokeQuietly(result);
@@ -226,30 +248,91 @@ final class Mailbox {
 			else {
 				deliver(new LeaseInput.Failed(op, classify(failure)));
 			}
-		});
+		}));
+	}
+
+	/**
+	 * Start this lease's next call: at once, or, while an abandoned one still runs, once
+	 * that one has returned (it is interrupted meanwhile). A lease never has two calls on
+	 * the workers, so an outage whose connections hang holds at most one thread and one
+	 * connection per lease, and a recovery meets at most one request per lease.
+	 */
+	private void start(long id, boolean interruptible, Supplier<Cancellable> call) {
+		Runnable dispatch = () -> {
+			this.runningId = id;
+			this.interruptible = interruptible;
+			this.running = call.get();
+		};
+		if (this.running != null) {
+			if (this.interruptible) {
+				this.running.cancel();
+			}
+			this.waiting = dispatch;
+			return;
+		}
+		dispatch.run();
+	}
+
+	/** The running call returned: the one waiting for it may start. */
+	private void finished() {
+		this.running = null;
+		Runnable next = this.waiting;
+		this.waiting = null;
+		if (next != null) {
+			next.run();
+		}
 	}
 
 	private void offer(Held candidate, @Nullable Held previous) {
 		long id = ++this.attempt;
 		LeaseSnapshot candidateSnapshot = snapshotOf(candidate, LeaseState.ACTIVE);
 		LeaseSnapshot previousSnapshot = (previous != null) ? this.snapshot : null;
-		this.scheduler.call(() -> {
-			this.consumers.accept(candidateSnapshot, previousSnapshot);
-			return Boolean.TRUE;
-		}, (result, rejection) -> {
-			if (id != this.attempt) {
-				revokeQuietly(candidate.grant());
-				return;
+		Instant bound = consumerBound(candidate, previous);
+		start(id, true, () -> {
+			Cancellable call = this.scheduler.call(() -> {
+				this.consumers.accept(candidateSnapshot, previousSnapshot);
+				return Boolean.TRUE;
+			}, (result, rejection) -> offered(id, candidate, rejection));
+			if (bound != null) {
+				this.scheduler.schedule(bound, () -> {
+					if (this.running == call) {
+						logger.warn(describe(candidate) + ": a consumer still had not taken the new grant when "
+								+ ((previous != null) ? "the current one" : "it") + " ran out; interrupting it");
+						call.cancel();
+					}
+				});
 			}
-			if (rejection == null) {
-				deliver(new LeaseInput.Accepted(candidate));
-			}
-			else {
-				logger.error(describe(candidate) + ": a consumer rejected the new grant (" + rejection.getMessage()
-						+ "); keeping generation " + this.state.generation + " and revoking the rejected grant");
-				deliver(new LeaseInput.Rejected(candidate, rejection));
-			}
+			return call;
 		});
+	}
+
+	/**
+	 * How long the consumers may take a new grant: until the grant it replaces (or, for a
+	 * first grant, the new one) is no longer valid.
+	 */
+	private static @Nullable Instant consumerBound(Held candidate, @Nullable Held previous) {
+		Instant bound = candidate.validUntilOrNull();
+		Instant current = (previous != null) ? previous.validUntilOrNull() : null;
+		if (current != null && (bound == null || current.isBefore(bound))) {
+			return current;
+		}
+		return bound;
+	}
+
+	private void offered(long id, Held candidate, @Nullable Exception rejection) {
+		finished();
+		if (id != this.attempt) {
+			revokeQuietly(candidate.grant());
+			return;
+		}
+		if (rejection == null) {
+			deliver(new LeaseInput.Accepted(candidate));
+		}
+		else {
+			logger.error(describe(candidate) + ": a consumer rejected the new grant (" + rejection.getMessage()
+					+ "); keeping generation " + this.state.generation + " and revoking the rejected grant");
+			deliver(new LeaseInput.Rejected(candidate, rejection));
+		}
 	}
 
 	private void release(Held replaced, boolean revoke) {

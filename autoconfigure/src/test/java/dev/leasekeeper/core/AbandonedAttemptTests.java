@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
@@ -29,8 +30,13 @@ class AbandonedAttemptTests {
 			.retryMaxInterval(Duration.ofMinutes(2))
 			.build();
 		try (ExecutorLeaseScheduler scheduler = new ExecutorLeaseScheduler(1)) {
+			// a call that does not heed the interrupt it gets when it is abandoned (a
+			// blocking read that ignores it) keeps the one worker
 			ManagedLease hanging = ManagedLease.builder("hanging", new Source(() -> {
-				hang.await(30, TimeUnit.SECONDS);
+				long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+				while (hang.getCount() > 0 && System.nanoTime() < end) {
+					LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+				}
 				return null;
 			}), scheduler).policy(policy).build();
 			RecordingListener queuedEvents = new RecordingListener();

@@ -60,14 +60,31 @@ public final class VirtualTimeLeaseScheduler implements LeaseScheduler {
 		return () -> entry.cancelled = true;
 	}
 
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * The call runs at once: the store sees it when it is sent. Calling it off before its
+	 * answer came back is an interrupted request: the answer is lost and the caller hears
+	 * a failure at once.
+	 */
 	@Override
-	public <T> void call(Callable<T> call, BiConsumer<@Nullable T, @Nullable Exception> then) {
+	public <T> Cancellable call(Callable<T> call, BiConsumer<@Nullable T, @Nullable Exception> then) {
+		Task[] answer = new Task[1];
 		LeaseScheduler.complete(call, (result, failure) -> {
 			Instant at = this.clock.now.plus(this.callLatency.get());
 			// answers due at the same instant come back in any order when asked for
 			long order = (this.answerOrder != null) ? this.answerOrder.nextLong() : this.sequence++;
-			this.queue.add(new Task(at, order, () -> then.accept(result, failure)));
+			answer[0] = new Task(at, order, () -> then.accept(result, failure));
+			this.queue.add(answer[0]);
 		});
+		return () -> {
+			Task pending = answer[0];
+			if (pending != null && !pending.cancelled && this.queue.remove(pending)) {
+				pending.cancelled = true;
+				this.queue.add(new Task(this.clock.now, this.sequence++, () -> then.accept(null,
+						new java.util.concurrent.CancellationException("interrupted before its answer came back"))));
+			}
+		};
 	}
 
 	/**
