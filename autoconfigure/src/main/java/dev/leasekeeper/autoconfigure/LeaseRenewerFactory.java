@@ -7,6 +7,7 @@ import org.jspecify.annotations.Nullable;
 import dev.leasekeeper.autoconfigure.LeasekeeperProperties.Lease;
 import dev.leasekeeper.autoconfigure.LeasekeeperProperties.LeaseSettings;
 import dev.leasekeeper.autoconfigure.LeasekeeperProperties.OnLost;
+import dev.leasekeeper.core.FollowedToken;
 import dev.leasekeeper.core.LeaseListener;
 import dev.leasekeeper.core.LeaseScheduler;
 import dev.leasekeeper.core.LeaseSource;
@@ -55,7 +56,8 @@ final class LeaseRenewerFactory {
 		this.listenerThreads = listenerThreads;
 	}
 
-	ManagedLeaseRenewer secretLease(String name, VaultOperations vault, @Nullable ManagedLeaseRenewer token) {
+	ManagedLeaseRenewer secretLease(String name, VaultOperations vault, @Nullable ManagedLeaseRenewer token,
+			@Nullable FollowedToken followed) {
 		Lease lease = this.properties.getLeases().get(name);
 		if (lease == null) {
 			throw new IllegalStateException("No lease declared under leasekeeper.leases." + name);
@@ -63,7 +65,8 @@ final class LeaseRenewerFactory {
 		LeaseSource source = new SecretLeaseSource(vault, lease.getPath(), this.scheduler.clock());
 		ManagedLease.Builder builder = builder(name, "leasekeeper.leases." + name, lease, source)
 			.onCeiling(lease.getOnCeiling())
-			.token((token != null) ? token.getLease() : null);
+			.token((token != null) ? token.getLease() : null)
+			.followedToken(followed);
 		return renewer(builder.build(), lease, ManagedLeaseRenewer.SECRET_PHASE);
 	}
 

@@ -5,6 +5,7 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 import dev.leasekeeper.autoconfigure.LeasekeeperProperties.Lease;
+import dev.leasekeeper.core.FollowedToken;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
@@ -52,7 +53,9 @@ final class LeaseRenewerRegistrar implements ImportBeanDefinitionRegistrar, Envi
 		VaultOperations vault = beanFactory.getBean(VaultOperations.class);
 		ManagedLeaseRenewer token = beanFactory.containsBean(TOKEN_RENEWER)
 				? beanFactory.getBean(TOKEN_RENEWER, ManagedLeaseRenewer.class) : null;
-		return factory.secretLease(name, vault, token);
+		FollowedToken followed = (token == null) ? beanFactory.getBeanProvider(FollowedToken.class).getIfAvailable()
+				: null;
+		return factory.secretLease(name, vault, token, followed);
 	}
 
 	/**

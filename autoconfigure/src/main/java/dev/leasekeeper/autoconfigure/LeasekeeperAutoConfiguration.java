@@ -6,9 +6,11 @@ import java.util.List;
 
 import dev.leasekeeper.autoconfigure.LeasekeeperProperties.Vault;
 import dev.leasekeeper.core.ExecutorLeaseScheduler;
+import dev.leasekeeper.core.FollowedToken;
 import dev.leasekeeper.core.LeaseRegistry;
 import dev.leasekeeper.core.LeaseScheduler;
 import dev.leasekeeper.core.SuspendDetector;
+import dev.leasekeeper.vault.FollowedTokenLookup;
 import dev.leasekeeper.vault.LeaseSessionManager;
 import dev.leasekeeper.vault.TokenLeaseSource;
 
@@ -135,9 +137,17 @@ public final class LeasekeeperAutoConfiguration {
 	static class FollowSessionManagerConfiguration {
 
 		@Bean
+		FollowedToken leasekeeperFollowedToken(LeaseScheduler scheduler, LeasekeeperProperties properties,
+				ObjectProvider<VaultOperations> vault) {
+			return new FollowedToken("session", scheduler,
+					LeaseDefinitions.policy("leasekeeper.token", properties.getToken(), properties.getDefaults()),
+					() -> new FollowedTokenLookup(vault.getObject()).call());
+		}
+
+		@Bean
 		SessionManagerFollower leasekeeperSessionManagerFollower(ListableBeanFactory beanFactory,
-				LeaseRegistry registry) {
-			return new SessionManagerFollower(beanFactory, registry);
+				FollowedToken followedToken) {
+			return new SessionManagerFollower(beanFactory, followedToken);
 		}
 
 		@Bean

@@ -130,11 +130,12 @@ public final class LeasekeeperDataSourceAutoConfiguration {
 	}
 
 	/**
-	 * Closes the pools (draining them) before the leases are revoked: secret leases stop
-	 * in a lower phase.
+	 * Drains the pools and closes them before the leases are revoked (secret leases stop
+	 * in a lower phase): borrowed connections get up to half of
+	 * {@code leasekeeper.shutdown-timeout} to come back.
 	 */
 	@Bean
-	SmartLifecycle leasekeeperPoolCloser(PoolRefresher refresher) {
+	SmartLifecycle leasekeeperPoolCloser(PoolRefresher refresher, LeasekeeperProperties properties) {
 		return new SmartLifecycle() {
 
 			private volatile boolean running;
@@ -147,7 +148,7 @@ public final class LeasekeeperDataSourceAutoConfiguration {
 			@Override
 			public void stop() {
 				this.running = false;
-				refresher.getDataSource().close();
+				refresher.drainAndClose(properties.getShutdownTimeout().dividedBy(2));
 			}
 
 			@Override

@@ -49,10 +49,11 @@ public final class ManagedLease implements LeaseRenewer {
 		this.name = builder.name;
 		this.source = builder.source;
 		this.scheduler = builder.scheduler;
-		this.binding = new TokenBinding(builder.token);
+		this.binding = new TokenBinding(builder.token, builder.followedToken);
 		RenewalSchedule schedule = new RenewalSchedule(builder.policy);
-		LeaseMachine machine = new LeaseMachine(new LeaseMachine.Settings(schedule, builder.increment,
-				builder.onCeiling, builder.reacquireOnLoss, builder.revokeReplaced, builder.token != null),
+		LeaseMachine machine = new LeaseMachine(
+				new LeaseMachine.Settings(schedule, builder.increment, builder.onCeiling, builder.reacquireOnLoss,
+						builder.revokeReplaced, builder.token != null || builder.followedToken != null),
 				builder.random);
 		Notifier notifier = new Notifier(this.name, this.source.describe(), builder.onCeiling, builder.listeners);
 		this.mailbox = new Mailbox(this.name, this.source, this.scheduler, machine, builder.increment,
@@ -197,6 +198,8 @@ public final class ManagedLease implements LeaseRenewer {
 
 		private @Nullable ManagedLease token;
 
+		private @Nullable FollowedToken followedToken;
+
 		private Builder(String name, LeaseSource source, LeaseScheduler scheduler) {
 			Assert.hasText(name, "'name' must not be empty");
 			Assert.notNull(source, "'source' must not be null");
@@ -287,6 +290,18 @@ public final class ManagedLease implements LeaseRenewer {
 		 */
 		public Builder token(@Nullable ManagedLease token) {
 			this.token = token;
+			return this;
+		}
+
+		/**
+		 * Set the token this secret lease is obtained under when somebody else owns it
+		 * (the application's own session manager): the lease ends no later than it, and
+		 * moves to the next one after a login. Ignored when {@link #token} is set.
+		 * @param followedToken the followed token, or {@code null}
+		 * @return this builder
+		 */
+		public Builder followedToken(@Nullable FollowedToken followedToken) {
+			this.followedToken = followedToken;
 			return this;
 		}
 

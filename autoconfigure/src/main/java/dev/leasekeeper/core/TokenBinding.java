@@ -27,16 +27,22 @@ final class TokenBinding {
 
 	private final List<Held> deferred = new ArrayList<>();
 
+	private final @Nullable FollowedToken followed;
+
 	private @Nullable Mailbox own;
 
-	TokenBinding(@Nullable ManagedLease token) {
+	TokenBinding(@Nullable ManagedLease token, @Nullable FollowedToken followed) {
 		this.token = token;
+		this.followed = followed;
 	}
 
 	void attach(Mailbox own, ManagedLease lease) {
 		this.own = own;
 		if (this.token != null) {
 			this.token.binding().dependents.add(lease);
+		}
+		else if (this.followed != null) {
+			this.followed.attach(lease);
 		}
 	}
 
@@ -46,6 +52,9 @@ final class TokenBinding {
 
 	/** The token as the dependent's machine sees it, or {@code null} without one. */
 	LeaseMachine.@Nullable TokenView tokenView() {
+		if (this.followed != null) {
+			return this.followed.view();
+		}
 		if (this.token == null) {
 			return null;
 		}
@@ -65,6 +74,9 @@ final class TokenBinding {
 	void verify(int generation) {
 		if (this.token != null) {
 			this.token.mailbox().deliver(new LeaseInput.VerifyRequested(generation));
+		}
+		else if (this.followed != null) {
+			this.followed.verify(generation);
 		}
 	}
 
@@ -94,7 +106,7 @@ final class TokenBinding {
 		if (this.token != null) {
 			this.token.binding().revokeIfMoved();
 		}
-		else {
+		else if (this.followed == null) {
 			revokeIfMoved();
 		}
 	}

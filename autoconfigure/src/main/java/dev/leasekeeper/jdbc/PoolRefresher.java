@@ -2,7 +2,10 @@ package dev.leasekeeper.jdbc;
 
 import java.sql.Connection;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -53,6 +56,9 @@ public final class PoolRefresher implements LeaseListener {
 	private final LeasedDataSource dataSource;
 
 	private final Map<Integer, HikariDataSource> retired = new ConcurrentHashMap<>();
+
+	/** Replaced pools whose borrowed connections are being waited for. */
+	private final Set<HikariDataSource> draining = ConcurrentHashMap.newKeySet();
 
 	private volatile int rejections;
 
@@ -214,6 +220,7 @@ public final class PoolRefresher implements LeaseListener {
 			old.getHikariPoolMXBean().softEvictConnections();
 		}
 		CompletableFuture<Void> drained = new CompletableFuture<>();
+		this.draining.add(old);
 		this.scheduler.schedule(this.scheduler.now(), () -> drain(old, deadline, drained));
 		return drained;
 	}
@@ -254,9 +261,57 @@ public final class PoolRefresher implements LeaseListener {
 			old.close();
 			return Boolean.TRUE;
 		}, (result, failure) -> {
+			this.draining.remove(old);
 			logger.info("Pool " + old.getPoolName() + " drained and closed");
 			drained.complete(null);
 		});
+	}
+
+	/**
+	 * Drain every pool and close it, on shutdown: the serving pool and those still
+	 * draining from a rotation stop lending new connections and close once their borrowed
+	 * connections came back (an open transaction commits), or when {@code bound} has
+	 * passed (what is still borrowed then is aborted by Hikari). Waits on the calling
+	 * thread.
+	 * @param bound how long to wait for borrowed connections, for all pools together
+	 */
+	public void drainAndClose(java.time.Duration bound) {
+		List<HikariDataSource> pools = new ArrayList<>(this.draining);
+		pools.addAll(this.retired.values());
+		HikariDataSource serving = this.dataSource.getPool();
+		if (serving != null) {
+			pools.add(serving);
+		}
+		for (HikariDataSource pool : pools) {
+			if (pool.getHikariPoolMXBean() != null) {
+				pool.getHikariPoolMXBean().softEvictConnections();
+			}
+		}
+		long deadline = System.nanoTime() + bound.toNanos();
+		while (active(pools) > 0 && System.nanoTime() < deadline) {
+			LockSupport.parkNanos(DRAIN_CHECK.toNanos());
+		}
+		int left = active(pools);
+		if (left > 0) {
+			logger.warn("Closing the pools of lease '" + this.dataSource.getLeaseName() + "' with " + left
+					+ " connections still borrowed after " + bound);
+		}
+		for (HikariDataSource pool : pools) {
+			pool.close();
+		}
+		this.retired.clear();
+		this.draining.removeAll(pools);
+		this.dataSource.close();
+	}
+
+	private static int active(List<HikariDataSource> pools) {
+		int active = 0;
+		for (HikariDataSource pool : pools) {
+			if (!pool.isClosed() && pool.getHikariPoolMXBean() != null) {
+				active += pool.getHikariPoolMXBean().getActiveConnections();
+			}
+		}
+		return active;
 	}
 
 	@Override

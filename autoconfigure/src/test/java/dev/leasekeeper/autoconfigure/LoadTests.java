@@ -37,7 +37,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * instant its request was sent less the instant the engine had planned for it). Outside
  * {@code verify}: {@code ./mvnw -B verify -Pload -pl autoconfigure -am}
  * ({@code -Dleasekeeper.load.minutes} and {@code -Dleasekeeper.load.leases} change the
- * size).
+ * size). A second run puts an outage of a third of the TTL whose connections hang in the
+ * middle ({@code -Dleasekeeper.load.outage-minutes}, default 3): how many requests reach
+ * Vault in the first second after it, and how late renewals are outside it.
  */
 @EnabledIfSystemProperty(named = "leasekeeper.load", matches = "true")
 class LoadTests {
@@ -46,45 +48,103 @@ class LoadTests {
 
 	static final Duration RUN = Duration.ofMinutes(Integer.getInteger("leasekeeper.load.minutes", 10));
 
+	static final Duration OUTAGE_RUN = Duration.ofMinutes(Integer.getInteger("leasekeeper.load.outage-minutes", 3));
+
+	static final Duration TTL = Duration.ofSeconds(30);
+
 	@RegisterExtension
 	static VaultSimulatorExtension vault = VaultSimulatorExtension.builder().configure((builder) -> {
 		for (int i = 0; i < LEASES; i++) {
-			builder.databaseRole(role(i), Duration.ofSeconds(30), Duration.ofMinutes(5));
+			builder.databaseRole(role(i), TTL, Duration.ofMinutes(5));
 		}
 	}).build();
 
 	@Test
+	void aThousandLeasesThroughAnOutageWhoseConnectionsHang() throws Exception {
+		Lateness lateness = new Lateness();
+		contextRunner(lateness).run((context) -> {
+			assertThat(context).hasNotFailed();
+			LeaseRegistry registry = context.getBean(LeaseRegistry.class);
+			Duration before = OUTAGE_RUN.minus(TTL.dividedBy(3)).dividedBy(2);
+			park(before);
+			Instant outageStart = Instant.now();
+			vault.simulator().hang(true);
+			park(TTL.dividedBy(3));
+			int held = vault.simulator().hang(false);
+			Instant recovery = Instant.now();
+			park(before);
+			long active = registry.all()
+				.stream()
+				.filter((lease) -> lease.current().state() == LeaseState.ACTIVE
+						|| lease.current().state() == LeaseState.RENEWING)
+				.count();
+			List<Instant> arrivals = vault.simulator().journal().stream().map((entry) -> entry.at()).toList();
+			long firstSecond = arrivals.stream()
+				.filter((at) -> !at.isBefore(recovery) && at.isBefore(recovery.plusSeconds(1)))
+				.count();
+			long during = arrivals.stream().filter((at) -> !at.isBefore(outageStart) && at.isBefore(recovery)).count();
+			Lateness.Figures outside = lateness
+				.figures((planned) -> planned.isBefore(outageStart) || planned.isAfter(recovery.plusSeconds(1)));
+			String report = String.format(
+					"Outage: %d leases (TTL %d s) for %d min with an outage of %d s whose connections hang: "
+							+ "%d requests held unanswered during it (%d reached Vault), %d reached Vault in the first"
+							+ " second after it; %d renewals that needed a retry, %d lost, %d active at the end;"
+							+ " lateness of renewals outside the outage (%d measured): p50 %d ms, p99 %d ms, max %d ms",
+					LEASES, TTL.toSeconds(), OUTAGE_RUN.toMinutes(), TTL.dividedBy(3).toSeconds(), held, during,
+					firstSecond, lateness.retried.get(), lateness.lost.get(), active, outside.count(), outside.p50(),
+					outside.p99(), outside.max());
+			System.out.println(report);
+			write("load-outage.txt", report);
+			assertThat(firstSecond).as("requests in the first second after the outage").isLessThanOrEqualTo(LEASES);
+			assertThat(active).isEqualTo(LEASES + 1);
+		});
+	}
+
+	@Test
 	void aThousandLeasesForTenMinutesLoseNothingAndRenewOnTime() throws Exception {
+		Lateness lateness = new Lateness();
+		contextRunner(lateness).run((context) -> {
+			assertThat(context).hasNotFailed();
+			LeaseRegistry registry = context.getBean(LeaseRegistry.class);
+			park(RUN);
+			long active = registry.all()
+				.stream()
+				.filter((lease) -> lease.current().state() == LeaseState.ACTIVE
+						|| lease.current().state() == LeaseState.RENEWING)
+				.count();
+			String report = lateness.report(active);
+			System.out.println(report);
+			write("load.txt", report);
+			assertThat(lateness.lost.get()).as("leases lost").isZero();
+			assertThat(active).isEqualTo(LEASES + 1);
+			assertThat(lateness.rotations.get()).isGreaterThan(0);
+		});
+	}
+
+	private static ApplicationContextRunner contextRunner(Lateness lateness) {
 		List<String> properties = new ArrayList<>(List.of(vault.propertyValues()));
 		properties.add("leasekeeper.startup-timeout=2m");
 		for (int i = 0; i < LEASES; i++) {
 			properties.add("leasekeeper.leases." + role(i) + ".path=database/creds/" + role(i));
 		}
-		Lateness lateness = new Lateness();
-		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(LeasekeeperAutoConfiguration.class))
+		return new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(LeasekeeperAutoConfiguration.class))
 			.withPropertyValues(properties.toArray(String[]::new))
-			.withBean(LeaseListenerProvider.class, () -> (name) -> lateness)
-			.run((context) -> {
-				assertThat(context).hasNotFailed();
-				LeaseRegistry registry = context.getBean(LeaseRegistry.class);
-				Instant end = Instant.now().plus(RUN);
-				while (Instant.now().isBefore(end)) {
-					LockSupport.parkNanos(Duration.ofSeconds(1).toNanos());
-				}
-				long active = registry.all()
-					.stream()
-					.filter((lease) -> lease.current().state() == LeaseState.ACTIVE
-							|| lease.current().state() == LeaseState.RENEWING)
-					.count();
-				String report = lateness.report(active);
-				System.out.println(report);
-				Path file = Path.of("target", "reliability", "load.txt");
-				Files.createDirectories(file.getParent());
-				Files.writeString(file, report + "\n");
-				assertThat(lateness.lost.get()).as("leases lost").isZero();
-				assertThat(active).isEqualTo(LEASES + 1);
-				assertThat(lateness.rotations.get()).isGreaterThan(0);
-			});
+			.withBean(LeaseListenerProvider.class, () -> (name) -> lateness);
+	}
+
+	private static void park(Duration duration) {
+		Instant end = Instant.now().plus(duration);
+		while (Instant.now().isBefore(end)) {
+			LockSupport
+				.parkNanos(Math.min(Duration.ofSeconds(1).toNanos(), Duration.between(Instant.now(), end).toNanos()));
+		}
+	}
+
+	private static void write(String name, String report) throws java.io.IOException {
+		Path file = Path.of("target", "reliability", name);
+		Files.createDirectories(file.getParent());
+		Files.writeString(file, report + "\n");
 	}
 
 	private static String role(int i) {
@@ -97,6 +157,8 @@ class LoadTests {
 		final Map<String, Instant> planned = new ConcurrentHashMap<>();
 
 		final List<Long> latenessMillis = java.util.Collections.synchronizedList(new ArrayList<>());
+
+		final List<Instant> plannedAt = java.util.Collections.synchronizedList(new ArrayList<>());
 
 		final AtomicInteger lost = new AtomicInteger();
 
@@ -114,7 +176,10 @@ class LoadTests {
 			LeaseSnapshot lease = renewal.lease();
 			Instant plan = this.planned.get(lease.name());
 			if (renewal.attempts() == 1 && plan != null && lease.obtainedAt() != null) {
-				this.latenessMillis.add(Duration.between(plan, lease.obtainedAt()).toMillis());
+				synchronized (this.latenessMillis) {
+					this.latenessMillis.add(Duration.between(plan, lease.obtainedAt()).toMillis());
+					this.plannedAt.add(plan);
+				}
 			}
 			else if (renewal.attempts() > 1) {
 				this.retried.incrementAndGet();
@@ -152,6 +217,26 @@ class LoadTests {
 					LEASES, RUN.toMinutes(), sorted.size(), this.rotations.get(), this.retried.get(), this.lost.get(),
 					active, percentile(sorted, 0.50), percentile(sorted, 0.99),
 					sorted.isEmpty() ? 0 : sorted.get(sorted.size() - 1));
+		}
+
+		/**
+		 * The lateness of the renewals planned at instants that {@code include} accepts.
+		 */
+		Figures figures(java.util.function.Predicate<Instant> include) {
+			List<Long> sorted = new ArrayList<>();
+			synchronized (this.latenessMillis) {
+				for (int i = 0; i < this.latenessMillis.size(); i++) {
+					if (include.test(this.plannedAt.get(i))) {
+						sorted.add(this.latenessMillis.get(i));
+					}
+				}
+			}
+			java.util.Collections.sort(sorted);
+			return new Figures(sorted.size(), percentile(sorted, 0.50), percentile(sorted, 0.99),
+					sorted.isEmpty() ? 0 : sorted.get(sorted.size() - 1));
+		}
+
+		record Figures(int count, long p50, long p99, long max) {
 		}
 
 		private static long percentile(List<Long> sorted, double p) {

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -153,6 +154,54 @@ class PoolRefresherIntegrationTests {
 			}
 			await().atMost(Duration.ofSeconds(10)).until(() -> !vault.databaseRoleExists(oldUser));
 		});
+	}
+
+	@Test
+	void onShutdownTransactionsOpenOnTheServingPoolAndOnAPoolStillDrainingCommitBeforeThePoolsClose() throws Exception {
+		CountDownLatch closing = new CountDownLatch(1);
+		List<String> committed = new java.util.concurrent.CopyOnWriteArrayList<>();
+		List<Throwable> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
+		Thread[] finisher = new Thread[1];
+		this.runner.withBean("closing", org.springframework.context.ApplicationListener.class,
+				() -> (org.springframework.context.ApplicationListener<org.springframework.context.event.ContextClosedEvent>) (
+						event) -> closing.countDown())
+			.run((context) -> {
+				DataSource dataSource = context.getBean(DataSource.class);
+				LeaseRenewer renewer = context.getBean("ordersDbLeaseRenewer", LeaseRenewer.class);
+				Connection old = dataSource.getConnection();
+				old.setAutoCommit(false);
+				old.createStatement().execute("INSERT INTO orders (item) VALUES ('slate')");
+				renewer.rotateNow();
+				await().atMost(Duration.ofSeconds(10)).until(() -> renewer.current().generation() == 2);
+				Connection serving = dataSource.getConnection();
+				serving.setAutoCommit(false);
+				serving.createStatement().execute("INSERT INTO orders (item) VALUES ('chalk')");
+				// both transactions take another second once the shutdown has begun
+				finisher[0] = new Thread(() -> {
+					try {
+						closing.await();
+						java.util.concurrent.locks.LockSupport.parkNanos(Duration.ofSeconds(1).toNanos());
+						for (Connection connection : List.of(old, serving)) {
+							connection.commit();
+							connection.close();
+							committed.add("committed");
+						}
+					}
+					catch (Throwable ex) {
+						failures.add(ex);
+					}
+				});
+				finisher[0].start();
+			});
+		finisher[0].join(Duration.ofSeconds(30).toMillis());
+		assertThat(failures).isEmpty();
+		assertThat(committed).hasSize(2);
+		try (Connection admin = vault.adminDataSource().getConnection();
+				ResultSet result = admin.createStatement()
+					.executeQuery("SELECT count(*) FROM orders WHERE item IN ('slate', 'chalk')")) {
+			result.next();
+			assertThat(result.getInt(1)).isEqualTo(2);
+		}
 	}
 
 	@Test
