@@ -25,7 +25,7 @@ public final class Benchmarks {
 	 */
 	public static void main(String[] args) throws Exception {
 		if (args.length == 0) {
-			throw new IllegalArgumentException("Name a benchmark: storm, outage, overhead or rotation");
+			throw new IllegalArgumentException("Name a benchmark: storm, token, outage, overhead or rotation");
 		}
 		boolean smoke = Arrays.asList(args).contains("--smoke");
 		Path out = smoke ? Path.of("target", "smoke") : Path.of("results");
@@ -35,8 +35,9 @@ public final class Benchmarks {
 			case "outage" -> outage(smoke, out);
 			case "overhead" -> EngineOverhead.run(smoke);
 			case "rotation" -> RotationUnderLoad.run(smoke);
+			case "token" -> new TokenStorm(smoke).table(3);
 			default -> throw new IllegalArgumentException(
-					"Unknown benchmark '" + args[0] + "': expected storm, outage, overhead or rotation");
+					"Unknown benchmark '" + args[0] + "': expected storm, token, outage, overhead or rotation");
 		};
 		System.out.println();
 		System.out.println(table);
