@@ -148,9 +148,8 @@ final class Mailbox {
 		rearm();
 		if (this.running != null && this.interruptible
 				&& (this.state.inFlight == null || this.runningId != this.attempt)) {
-			// abandoned (its deadline passed, or the lease moved on): interrupted, so
-			// that
-			// a hung connection holds neither a worker nor the next attempt
+			// abandoned (its deadline passed, or the lease moved on): interrupted,
+			// so that a hung connection holds neither a worker nor the next attempt
 			this.running.cancel();
 		}
 		this.binding.afterTransition();

@@ -269,9 +269,9 @@ public final class PoolRefresher implements LeaseListener {
 
 	/**
 	 * Drain every pool and close it, on shutdown: the serving pool and those still
-	 * draining from a rotation stop lending new connections and close once their borrowed
-	 * connections came back (an open transaction commits), or when {@code bound} has
-	 * passed (what is still borrowed then is aborted by Hikari). Waits on the calling
+	 * draining from a rotation retire their idle connections and close once their
+	 * borrowed connections came back (an open transaction commits), or when {@code bound}
+	 * has passed (what is still borrowed then is aborted by Hikari). Waits on the calling
 	 * thread.
 	 * @param bound how long to wait for borrowed connections, for all pools together
 	 */
