@@ -75,6 +75,11 @@ final class Mailbox {
 	/** The next call, started once the running one has returned. */
 	private @Nullable Runnable waiting;
 
+	/** What the waiting call would do, and under which token generation. */
+	private @Nullable Op waitingOp;
+
+	private int waitingUnder;
+
 	private @Nullable Instant timerAt;
 
 	Mailbox(String name, LeaseSource source, LeaseScheduler scheduler, LeaseMachine machine,
@@ -219,9 +224,10 @@ final class Mailbox {
 		Held held = this.state.held;
 		Grant grant = (held != null) ? held.grant() : null;
 		Instant deadline = this.state.attemptDeadline;
+		int under = this.state.sentUnder;
 		// an acquisition is never interrupted: Vault may have made the credential, and
-		// its answer is needed to revoke it
-		start(id, op != Op.ACQUIRE, () -> this.scheduler.call(() -> {
+		// its answer is needed to use or revoke it
+		start(id, op, op != Op.ACQUIRE, () -> this.scheduler.call(() -> {
 			if (id != this.attempt || (deadline != null && !this.scheduler.now().isBefore(deadline))) {
 				// it waited for a thread past its deadline, or was abandoned: never sent
 				throw LeaseSourceException.transientFailure("abandoned",
@@ -234,6 +240,18 @@ final class Mailbox {
 				case OFFER -> throw new IllegalStateException("an offer is not sent to the store");
 			};
 		}, (result, failure) -> {
+			if (id != this.attempt && op == Op.ACQUIRE && result != null && this.waitingOp == Op.ACQUIRE
+					&& this.waitingUnder == under) {
+				// an abandoned acquisition answered while the next one still waits for
+				// it:
+				// its grant (counted from when it was sent) is that one's answer, and
+				// Vault is not asked twice
+				this.running = null;
+				this.waiting = null;
+				this.waitingOp = null;
+				deliver(new LeaseInput.Answered(op, result));
+				return;
+			}
 			finished();
 			if (id != this.attempt) {
 				if (op == Op.ACQUIRE && result != null) {
@@ -256,7 +274,7 @@ final class Mailbox {
 	 * the workers, so an outage whose connections hang holds at most one thread and one
 	 * connection per lease, and a recovery meets at most one request per lease.
 	 */
-	private void start(long id, boolean interruptible, Supplier<Cancellable> call) {
+	private void start(long id, Op op, boolean interruptible, Supplier<Cancellable> call) {
 		Runnable dispatch = () -> {
 			this.runningId = id;
 			this.interruptible = interruptible;
@@ -267,6 +285,8 @@ final class Mailbox {
 				this.running.cancel();
 			}
 			this.waiting = dispatch;
+			this.waitingOp = op;
+			this.waitingUnder = this.state.sentUnder;
 			return;
 		}
 		dispatch.run();
@@ -277,6 +297,7 @@ final class Mailbox {
 		this.running = null;
 		Runnable next = this.waiting;
 		this.waiting = null;
+		this.waitingOp = null;
 		if (next != null) {
 			next.run();
 		}
@@ -287,7 +308,7 @@ final class Mailbox {
 		LeaseSnapshot candidateSnapshot = snapshotOf(candidate, LeaseState.ACTIVE);
 		LeaseSnapshot previousSnapshot = (previous != null) ? this.snapshot : null;
 		Instant bound = consumerBound(candidate, previous);
-		start(id, true, () -> {
+		start(id, Op.OFFER, true, () -> {
 			Cancellable call = this.scheduler.call(() -> {
 				this.consumers.accept(candidateSnapshot, previousSnapshot);
 				return Boolean.TRUE;
