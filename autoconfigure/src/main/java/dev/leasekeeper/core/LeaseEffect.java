@@ -22,8 +22,12 @@ sealed interface LeaseEffect {
 	record Offer(Held candidate, @Nullable Held previous) implements LeaseEffect {
 	}
 
-	/** Let the consumers go of a replaced grant, then revoke it if asked. */
-	record Release(Held replaced, boolean revoke) implements LeaseEffect {
+	/**
+	 * Let the consumers go of a replaced grant, then revoke it if asked: once they have,
+	 * or at {@code revokeAt} if that is later (the revocations of a fleet's rotations
+	 * spread over the old grants' remaining life).
+	 */
+	record Release(Held replaced, boolean revoke, @Nullable Instant revokeAt) implements LeaseEffect {
 	}
 
 	/** Revoke a grant no one uses (rejected, or arrived too late). */

@@ -150,6 +150,17 @@ final class LeaseMachine {
 
 		@Nullable Instant verifiedAt;
 
+		/**
+		 * When the generation held was obtained: its ceiling is this plus the max TTL.
+		 */
+		@Nullable Instant generationStart;
+
+		/**
+		 * The max TTL learnt from a ceiling: each later generation's ceiling is
+		 * predicted.
+		 */
+		@Nullable Duration maxTtl;
+
 		State copy() {
 			State c = new State();
 			c.state = this.state;
@@ -172,6 +183,8 @@ final class LeaseMachine {
 			c.releasing = this.releasing;
 			c.lastAcquiredAt = this.lastAcquiredAt;
 			c.verifiedAt = this.verifiedAt;
+			c.generationStart = this.generationStart;
+			c.maxTtl = this.maxTtl;
 			return c;
 		}
 

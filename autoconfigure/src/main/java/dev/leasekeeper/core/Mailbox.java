@@ -72,6 +72,9 @@ final class Mailbox {
 	/** Whether the running call may be interrupted once abandoned. */
 	private boolean interruptible;
 
+	/** Replaced grants released by their consumers, revoked at a later instant. */
+	private final List<Held> delayed = new java.util.ArrayList<>();
+
 	/** The next call, started once the running one has returned. */
 	private @Nullable Runnable waiting;
 
@@ -193,7 +196,7 @@ final class Mailbox {
 			offer(offer.candidate(), offer.previous());
 		}
 		else if (effect instanceof LeaseEffect.Release release) {
-			release(release.replaced(), release.revoke());
+			release(release.replaced(), release.revoke(), release.revokeAt());
 		}
 		else if (effect instanceof LeaseEffect.Revoke revoke) {
 			revokeQuietly(revoke.grant());
@@ -355,26 +358,45 @@ final class Mailbox {
 		}
 	}
 
-	private void release(Held replaced, boolean revoke) {
+	private void release(Held replaced, boolean revoke, @Nullable Instant revokeAt) {
 		LeaseSnapshot releasing = snapshotOf(replaced, LeaseState.REVOKED);
 		boolean deferred = revoke && this.binding.deferRevocation(replaced);
 		// the consumers let go (a pool drains, holding no thread while it waits), then
-		// the
-		// grant is revoked
+		// the grant is revoked
 		this.scheduler.call(() -> this.consumers.release(releasing), (released, failure) -> {
 			CompletionStage<Void> done = (released != null) ? released : CompletableFuture.completedFuture(null);
-			done.whenComplete((ignored, drainFailure) -> this.scheduler.call(() -> {
-				if (revoke && !deferred) {
-					this.source.revoke(replaced.grant());
+			done.whenComplete((ignored, drainFailure) -> this.scheduler.schedule(Instant.MIN,
+					() -> revokeReleased(replaced, revoke && !deferred, revokeAt)));
+		});
+	}
+
+	/** Revoke a grant its consumers let go of: now, or at {@code revokeAt} if later. */
+	private void revokeReleased(Held replaced, boolean revoke, @Nullable Instant revokeAt) {
+		if (revoke && revokeAt != null && revokeAt.isAfter(this.scheduler.now())
+				&& this.state.state != LeaseState.REVOKED) {
+			this.delayed.add(replaced);
+			this.scheduler.schedule(revokeAt, () -> {
+				if (this.delayed.remove(replaced)) {
+					revokeNow(replaced, true);
 				}
-				return Boolean.TRUE;
-			}, (result, revokeFailure) -> {
-				if (revokeFailure != null) {
-					logger.warn(describe(replaced) + ": releasing the replaced grant failed ("
-							+ errorClass(revokeFailure) + "); its TTL will end it");
-				}
-				deliver(new LeaseInput.Released());
-			}));
+			});
+			return;
+		}
+		revokeNow(replaced, revoke);
+	}
+
+	private void revokeNow(Held replaced, boolean revoke) {
+		this.scheduler.call(() -> {
+			if (revoke) {
+				this.source.revoke(replaced.grant());
+			}
+			return Boolean.TRUE;
+		}, (result, revokeFailure) -> {
+			if (revokeFailure != null) {
+				logger.warn(describe(replaced) + ": releasing the replaced grant failed (" + errorClass(revokeFailure)
+						+ "); its TTL will end it");
+			}
+			deliver(new LeaseInput.Released());
 		});
 	}
 
@@ -393,8 +415,14 @@ final class Mailbox {
 
 	private void shutdown(boolean revoke, @Nullable Grant held) {
 		List<Held> awaiting = this.binding.takeDeferred();
+		// replaced grants whose revocation was spread out go now: nobody uses them
+		List<Held> spread = List.copyOf(this.delayed);
+		this.delayed.clear();
 		boolean ours = this.source.revokes();
 		this.scheduler.call(() -> {
+			for (Held replaced : spread) {
+				this.source.revoke(replaced.grant());
+			}
 			boolean revoked = false;
 			if (revoke && held != null && ours) {
 				this.source.revoke(held);

@@ -392,13 +392,46 @@ abstract class TransitionSupport {
 	}
 
 	void ceiling(Held held) {
+		// the grant's own expiry: its max TTL, whatever its token does
+		Instant expiry = held.grant().expiry();
+		ceiling(held, (expiry != null) ? expiry : this.now);
+	}
+
+	void ceiling(Held held, Instant hardExpiry) {
 		if (this.s.ceilingReportedFor == held.generation()) {
 			return;
 		}
 		this.s.ceilingReportedFor = held.generation();
-		// the grant's own expiry: its max TTL, whatever its token does
-		Instant expiry = held.grant().expiry();
-		this.effects.add(new LeaseEffect.CeilingReached((expiry != null) ? expiry : this.now));
+		this.effects.add(new LeaseEffect.CeilingReached(hardExpiry));
+	}
+
+	/**
+	 * Plan the next renewal at {@code at}, or, when the ceiling of the generation held is
+	 * known and a renewal then would come back capped, the acquisition of the next
+	 * generation at that same instant (slot rotation): the lease keeps its cadence and a
+	 * full renewal's outage budget.
+	 */
+	void planRenewal(Instant at) {
+		Instant ceiling = predictedCeiling();
+		Duration full = this.s.fullTtl;
+		if (this.settings.onCeiling() == CeilingAction.ROTATE && ceiling != null && full != null
+				&& Duration.between(at, ceiling).compareTo(full) < 0) {
+			this.s.state = LeaseState.CEILING;
+			this.s.cause = RotationCause.CEILING;
+			// reported when the slot comes, as a capped answer would have been
+			plan(Next.ACQUIRE, at);
+			return;
+		}
+		plan(Next.RENEW, at);
+	}
+
+	/**
+	 * The ceiling of the generation held: its start plus the max TTL learnt, if known.
+	 */
+	@Nullable Instant predictedCeiling() {
+		Instant start = this.s.generationStart;
+		Duration max = this.s.maxTtl;
+		return (start != null && max != null) ? start.plus(max) : null;
 	}
 
 	void checkWindow() {

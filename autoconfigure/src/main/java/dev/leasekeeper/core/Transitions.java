@@ -122,6 +122,11 @@ final class Transitions extends TransitionSupport {
 			uncertain(next);
 		}
 		else if (next == Next.ACQUIRE) {
+			Instant predicted = predictedCeiling();
+			if (this.s.cause == RotationCause.CEILING && this.s.held != null && predicted != null) {
+				// a rotation in the slot of the renewal that would have come back capped
+				ceiling(this.s.held, predicted);
+			}
 			acquire(this.s.cause);
 		}
 		else {
@@ -213,6 +218,8 @@ final class Transitions extends TransitionSupport {
 				? candidate.withToken(this.token.expiry(), this.token.validUntil(), this.schedule) : candidate;
 		Held replaced = this.s.held;
 		boolean replacing = usable();
+		// a rotation at the ceiling keeps the lease's cadence: no re-spread first renewal
+		boolean keepCadence = replacing && this.s.cause == RotationCause.CEILING;
 		int previousGeneration = this.s.generation;
 		this.s.generation = next.generation();
 		this.s.held = next;
@@ -221,6 +228,7 @@ final class Transitions extends TransitionSupport {
 		clearFailures();
 		this.s.lossReported = false;
 		this.s.lastAcquiredAt = this.now;
+		this.s.generationStart = grant.obtainedAt();
 		if (this.token != null && next.tokenGeneration() != this.token.generation()) {
 			// the token changed while the consumers were taking this grant
 			this.s.pending = Op.ACQUIRE;
@@ -241,7 +249,8 @@ final class Transitions extends TransitionSupport {
 		}
 		else {
 			this.s.state = LeaseState.ACTIVE;
-			plan(Next.RENEW, this.schedule.firstRenewal(grant, random()));
+			planRenewal(keepCadence ? this.schedule.nextRenewal(grant, random())
+					: this.schedule.firstRenewal(grant, random()));
 		}
 		checkWindow();
 		if (grant.expires() && !grant.renewable()) {
@@ -253,7 +262,13 @@ final class Transitions extends TransitionSupport {
 				next.validUntilOrNull()));
 		if (replaced != null && replaced.generation() < next.generation()) {
 			this.s.releasing++;
-			this.effects.add(new LeaseEffect.Release(replaced, this.settings.revokeReplaced()));
+			// a ceiling's revocations are spread over the replaced grant's remaining life
+			Instant revokeAt = null;
+			if (keepCadence && replaced.isValidAt(this.now)) {
+				long left = Duration.between(this.now, replaced.validUntil()).toNanos();
+				revokeAt = this.now.plusNanos((long) (random().nextDouble() * left));
+			}
+			this.effects.add(new LeaseEffect.Release(replaced, this.settings.revokeReplaced(), revokeAt));
 		}
 		runPending();
 	}
@@ -278,13 +293,19 @@ final class Transitions extends TransitionSupport {
 			this.s.next = null;
 		}
 		else if (capped && this.settings.onCeiling() == CeilingAction.ROTATE) {
+			// the ceiling was not known in advance: rotate at the capped answer, and
+			// learn the max TTL so that later generations rotate in their own slot
 			this.s.state = LeaseState.CEILING;
 			this.s.cause = RotationCause.CEILING;
-			plan(Next.ACQUIRE, this.schedule.rotation(grant, random(), this.now));
+			Instant hard = grant.expiry();
+			if (hard != null && this.s.generationStart != null) {
+				this.s.maxTtl = Duration.between(this.s.generationStart, hard);
+			}
+			plan(Next.ACQUIRE, this.now);
 		}
 		else {
 			this.s.state = LeaseState.ACTIVE;
-			plan(Next.RENEW, this.schedule.nextRenewal(grant, random()));
+			planRenewal(this.schedule.nextRenewal(grant, random()));
 		}
 		checkWindow();
 		// as held before this renewal was sent, not as an unanswered renewal bounded it

@@ -59,44 +59,69 @@ class RotationTests {
 	}
 
 	@Test
-	void theCeilingIsReportedOnceOnTheRenewalThatRevealsItAndRotatedBeforeTheOldGrantExpires() {
+	void theCeilingIsReportedOnceOnTheRenewalThatRevealsItAndTheLeaseRotatesAtThatAnswer() {
 		this.fixture.vault.role("orders", HOUR, Duration.ofHours(3));
 		ManagedLease lease = this.fixture.started(this.fixture.secretLease("orders", "orders").policy(this.noSpread));
 		String first = lease.current().leaseId();
-		List<Instant> renewalsOfFirst = new ArrayList<>();
-		Instant cappedRenewal = null;
+		int renewalsOfFirst = 0;
+		Instant oldExpiry = null;
 		while (lease.current().generation() == 1) {
-			Instant next = lease.current().nextActionAt();
-			if (lease.current().state() == LeaseState.CEILING) {
-				// rotation planned between the revealing renewal and the renewal point of
-				// the last window
-				LeaseSnapshot capped = lease.current();
-				Instant latest = capped.obtainedAt()
-					.plusNanos((long) (capped.ttl().toNanos() * RenewalPolicy.DEFAULT_RENEW_AT));
-				assertThat(next).isBetween(cappedRenewal, latest);
-				Instant oldExpiry = capped.expiry();
-				this.fixture.advanceTo(next);
-				assertThat(this.fixture.now()).isBefore(oldExpiry);
-				break;
-			}
-			this.fixture.advanceTo(next);
-			renewalsOfFirst.add(next);
-			if (lease.current().state() == LeaseState.CEILING) {
-				cappedRenewal = next;
-			}
+			oldExpiry = lease.current().expiry();
+			this.fixture.advanceTo(lease.current().nextActionAt());
+			renewalsOfFirst++;
 		}
+		// generation 1's ceiling was not known in advance: the capped answer revealed it,
+		// and the next generation was obtained at once, at that renewal's instant
 		assertThat(lease.current().generation()).isEqualTo(2);
+		assertThat(this.fixture.now()).isBefore(oldExpiry);
 		assertThat(this.fixture.listener.count("ceiling 1")).isEqualTo(1);
-		assertThat(this.fixture.listener.renewals.get(renewalsOfFirst.size() - 1).capped()).isTrue();
-		assertThat(this.fixture.listener.renewals.get(renewalsOfFirst.size() - 2).capped()).isFalse();
+		assertThat(this.fixture.listener.renewals).hasSize(renewalsOfFirst);
+		assertThat(this.fixture.listener.renewals.get(renewalsOfFirst - 1).capped()).isTrue();
+		assertThat(this.fixture.listener.renewals.get(renewalsOfFirst - 2).capped()).isFalse();
+		assertThat(lease.current().obtainedAt())
+			.isEqualTo(this.fixture.listener.renewals.get(renewalsOfFirst - 1).lease().obtainedAt());
 		assertThat(this.fixture.listener.events).containsSubsequence("ceiling 1", "rotated 1->2 CEILING");
-		// released only after the consumers took the new grant
+		// released only after the consumers took the new grant; revoked before it expires
 		assertThat(this.fixture.listener.accepted).hasSize(2);
 		assertThat(this.fixture.listener.released).containsExactly(first);
-		assertThat(this.fixture.vault.isAlive(first)).isFalse();
+		Instant expiryOfFirst = oldExpiry;
+		this.fixture.advanceTo(expiryOfFirst);
 		assertThat(this.fixture.vault.journal()).filteredOn((call) -> call.operation().equals("revoke"))
-			.extracting(InMemoryVault.Call::target)
-			.containsExactly(first);
+			.singleElement()
+			.satisfies((call) -> {
+				assertThat(call.target()).isEqualTo(first);
+				assertThat(call.at()).isBefore(expiryOfFirst);
+			});
+	}
+
+	@Test
+	void aLaterGenerationRotatesInItsOwnRenewalSlotKeepingAFullRenewalsOutageBudget() {
+		this.fixture.vault.role("orders", HOUR, Duration.ofHours(3));
+		ManagedLease lease = this.fixture.started(this.fixture.secretLease("orders", "orders"));
+		List<Instant> expiriesBefore = new ArrayList<>();
+		List<Instant> rotations = new ArrayList<>();
+		while (lease.current().generation() < 5) {
+			int generation = lease.current().generation();
+			Instant expiry = lease.current().expiry();
+			this.fixture.advanceTo(lease.current().nextActionAt());
+			if (lease.current().generation() > generation && generation > 1) {
+				expiriesBefore.add(expiry);
+				rotations.add(this.fixture.now());
+			}
+		}
+		// only generation 1 was renewed into its ceiling: the later ones were predicted
+		assertThat(this.fixture.listener.renewals).filteredOn(LeaseRenewal::capped).hasSize(1);
+		assertThat(this.fixture.listener.count("ceiling")).isEqualTo(4);
+		assertThat(rotations).hasSize(3);
+		for (int i = 0; i < rotations.size(); i++) {
+			// the rotation took a renewal's place: the old grant had an ordinary
+			// renewal's
+			// share of its TTL left (the window after renew-at, less the jitter)
+			Duration left = Duration.between(rotations.get(i), expiriesBefore.get(i));
+			assertThat(left).isGreaterThanOrEqualTo(Duration.ofMinutes(15));
+		}
+		// every generation lives as close to its ceiling as a renewal's cadence allows
+		assertThat(Duration.between(EngineFixture.START, this.fixture.now())).isGreaterThan(Duration.ofHours(8));
 	}
 
 	@Test
@@ -176,16 +201,14 @@ class RotationTests {
 	}
 
 	@Test
-	void aFleetThatReachesItsCeilingsTogetherDoesNotRotateTogether() {
+	void aFleetStartedTogetherRotatesAtItsSpreadRenewalInstantsNotTogether() {
 		this.fixture.vault.role("orders", HOUR, Duration.ofHours(3));
 		List<ManagedLease> leases = new ArrayList<>();
 		for (int i = 0; i < 200; i++) {
-			ManagedLease lease = this.fixture.secretLease("lease-" + i, "orders").policy(this.noSpread).build();
+			ManagedLease lease = this.fixture.secretLease("lease-" + i, "orders").build();
 			lease.start();
 			leases.add(lease);
 		}
-		// the fourth renewal (about 2h40m in) is capped to the 20 minutes left: all
-		// rotate within 14 minutes
 		this.fixture.advance(Duration.ofMinutes(178));
 		assertThat(leases).allSatisfy((lease) -> assertThat(lease.current().generation()).isEqualTo(2));
 		List<Instant> rotations = this.fixture.vault.journal()

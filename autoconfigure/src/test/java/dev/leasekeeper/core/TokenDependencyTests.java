@@ -81,11 +81,11 @@ class TokenDependencyTests {
 		start(HOUR, Duration.ofHours(2), 5);
 		String oldToken = this.token.current().leaseId();
 		List<String> oldSecrets = this.secrets.stream().map((secret) -> secret.current().leaseId()).toList();
-		Instant oldTokenExpiry = null;
 		while (this.token.current().generation() == 1) {
-			oldTokenExpiry = this.token.current().expiry();
 			this.fixture.advanceTo(this.token.current().nextActionAt());
 		}
+		// the old token's hard expiry, as its ceiling revealed it
+		Instant oldTokenExpiry = this.tokenEvents.ceilings.get(0);
 		assertThat(this.tokenEvents.events).containsSubsequence("ceiling 1", "rotated 1->2 CEILING");
 		assertThat(this.fixture.now()).isBefore(oldTokenExpiry);
 		// the secrets move at instants spread over the first half of the time the old
@@ -115,11 +115,11 @@ class TokenDependencyTests {
 	@Test
 	void aThousandSecretLeasesMoveToANewTokenSpreadOutNotAllAtOnce() {
 		start(HOUR, Duration.ofHours(2), 1000);
-		Instant oldTokenExpiry = null;
 		while (this.token.current().generation() == 1) {
-			oldTokenExpiry = this.token.current().expiry();
 			this.fixture.advanceTo(this.token.current().nextActionAt());
 		}
+		// the old token's hard expiry, as its ceiling revealed it
+		Instant oldTokenExpiry = this.tokenEvents.ceilings.get(0);
 		Instant rotated = this.fixture.now();
 		Duration period = Duration.between(rotated, oldTokenExpiry).dividedBy(2);
 		this.fixture.advanceTo(rotated.plus(period).plusSeconds(1));
