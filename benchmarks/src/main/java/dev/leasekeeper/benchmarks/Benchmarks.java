@@ -84,24 +84,32 @@ public final class Benchmarks {
 
 	static String storm(boolean smoke, Path out) throws Exception {
 		FleetStorm storm = new FleetStorm(smoke);
-		List<FleetStorm.Result> results = new ArrayList<>();
+		List<FleetStorm.Result> firstSeed = new ArrayList<>();
+		List<FleetStorm.Summary> summaries = new ArrayList<>();
 		for (FleetRule rule : FleetStorm.rules()) {
 			long started = System.nanoTime();
-			results.add(storm.run(rule, 3));
-			System.out.printf("storm: %s in %.1f s%n", rule.name, (System.nanoTime() - started) / 1e9);
+			List<FleetStorm.Result> runs = new ArrayList<>();
+			for (int seed = 0; seed < storm.seeds; seed++) {
+				runs.add(storm.run(rule, 3 + seed));
+			}
+			firstSeed.add(runs.get(0));
+			summaries.add(FleetStorm.Summary.of(runs, storm.leaseHours()));
+			System.out.printf("storm: %s, %d seeds in %.1f s%n", rule.name, storm.seeds,
+					(System.nanoTime() - started) / 1e9);
 		}
 		int defaults = Arrays.binarySearch(FleetStorm.SPREADS, RenewalPolicy.DEFAULT_FIRST_RENEWAL_SPREAD);
 		int peers = FleetStorm.SPREADS.length;
 		List<FleetStorm.Result> compared = new ArrayList<>();
-		compared.add(results.get(defaults));
-		compared.addAll(results.subList(peers, results.size()));
+		compared.add(firstSeed.get(defaults));
+		compared.addAll(firstSeed.subList(peers, firstSeed.size()));
 		Charts.requestsPerMinute(out.resolve("storm-rules.png"),
-				"Requests per minute, " + storm.instances + " instances, by rule", compared);
-		Charts.requestsPerMinute(out.resolve("storm-spread.png"), "Leasekeeper, by first-renewal-spread",
-				results.subList(0, peers));
+				"Requests per minute, " + storm.instances + " instances, by rule (seed 3)", compared);
+		Charts.requestsPerMinute(out.resolve("storm-spread.png"), "Leasekeeper, by first-renewal-spread (seed 3)",
+				firstSeed.subList(0, peers));
 		return "Fleet storm: " + storm.instances + " instances deployed within 10 s, TTL 1 h, max TTL 24 h, "
-				+ storm.horizon.toHours() + " h simulated, a 60 s outage at " + storm.outageAt.toHours() + " h\n\n"
-				+ FleetStorm.table(results);
+				+ storm.horizon.toHours() + " h simulated, a 60 s outage at " + storm.outageAt.toHours() + " h; "
+				+ storm.seeds + " seeds per rule, ratios over the steady mean per minute\n\n"
+				+ FleetStorm.table(summaries);
 	}
 
 	static String outage(boolean smoke, Path out) throws Exception {

@@ -21,8 +21,12 @@ abstract class FleetRule {
 
 	final String name;
 
-	FleetRule(String name) {
+	/** Whether the rule revokes a lease it replaced (a request the others never send). */
+	final boolean revokesReplaced;
+
+	FleetRule(String name, boolean revokesReplaced) {
 		this.name = name;
+		this.revokesReplaced = revokesReplaced;
 	}
 
 	/**
@@ -34,7 +38,7 @@ abstract class FleetRule {
 	/** (a) Leasekeeper: the real {@link ManagedLease} and {@code RenewalSchedule}. */
 	static FleetRule leasekeeper(String name, double firstRenewalSpread) {
 		RenewalPolicy policy = RenewalPolicy.defaults().toBuilder().firstRenewalSpread(firstRenewalSpread).build();
-		return new FleetRule(name) {
+		return new FleetRule(name, true) {
 
 			@Override
 			void deploy(Fleet fleet, int index, Instant at, SplittableRandom random) {
@@ -62,7 +66,7 @@ abstract class FleetRule {
 	 * rotating secret is obtained again; on error the lease is dropped (the default).
 	 */
 	static FleetRule secretLeaseContainer() {
-		return new FleetRule("(b) SecretLeaseContainer") {
+		return new FleetRule("(b) SecretLeaseContainer", false) {
 
 			@Override
 			void deploy(Fleet fleet, int index, Instant at, SplittableRandom random) {
@@ -109,7 +113,7 @@ abstract class FleetRule {
 	 * U(0.5, 1) and exit after more than 5 failures in a row.
 	 */
 	static FleetRule fixedLoop() {
-		return new FleetRule("(c) 30 s loop, ±20 % (seed 003)") {
+		return new FleetRule("(c) 30 s loop, ±20 % (seed 003)", false) {
 
 			@Override
 			void deploy(Fleet fleet, int index, Instant at, SplittableRandom random) {
@@ -197,7 +201,7 @@ abstract class FleetRule {
 	 * multiplier 1.5, randomisation ±50 %), never past the time left.
 	 */
 	static FleetRule lifetimeWatcher() {
-		return new FleetRule("(d) LifetimeWatcher") {
+		return new FleetRule("(d) LifetimeWatcher", false) {
 
 			@Override
 			void deploy(Fleet fleet, int index, Instant at, SplittableRandom random) {

@@ -22,6 +22,9 @@ final class FleetStorm {
 
 	static final Duration OUTAGE = Duration.ofSeconds(60);
 
+	/** How long after the outage "steady" waits for the echo of its retries to fade. */
+	static final Duration ECHO = Duration.ofHours(12);
+
 	static final double[] SPREADS = { 0, 0.05, 0.25, 0.5, 1.0 };
 
 	final int instances;
@@ -30,7 +33,10 @@ final class FleetStorm {
 
 	final Duration outageAt;
 
+	final int seeds;
+
 	FleetStorm(boolean smoke) {
+		this.seeds = smoke ? 2 : 10;
 		this.instances = smoke ? 100 : 2000;
 		this.horizon = smoke ? Duration.ofHours(26) : Duration.ofHours(72);
 		this.outageAt = smoke ? Duration.ofHours(12) : Duration.ofHours(36);
@@ -48,12 +54,17 @@ final class FleetStorm {
 		return rules;
 	}
 
-	/** What one rule did. */
-	record Result(String rule, long requests, double perLeaseHour, double steadyMean, int steadyPeak, int ceilingPeak,
-			int outagePeak, int lost, int[] perMinute) {
+	/** What one rule did in one run. */
+	record Result(String rule, boolean revokesReplaced, long requests, long revocations, double perLeaseHour,
+			double steadyMean, int steadyPeak, int firstCeilingPeak, int ceilingPeak, int outagePeak, int lost,
+			int[] perMinute) {
 
 		double steadyRatio() {
 			return this.steadyPeak / this.steadyMean;
+		}
+
+		double firstCeilingRatio() {
+			return this.firstCeilingPeak / this.steadyMean;
 		}
 
 		double ceilingRatio() {
@@ -77,9 +88,16 @@ final class FleetStorm {
 		fleet.vault.outage(outageFrom, OUTAGE);
 		fleet.scheduler.advanceTo(Fleet.ORIGIN.plus(this.horizon));
 		int[] perMinute = fleet.vault.perMinute;
+		// the first generation's ceilings (leases issued at deployment), then the later
+		// ones
+		Instant deployed = Fleet.ORIGIN.plus(Duration.ofHours(1));
+		boolean[] firstWindow = ceilingWindows(
+				fleet.vault.issued.stream().filter((at) -> at.isBefore(deployed)).toList());
+		boolean[] ceilingWindow = ceilingWindows(fleet.vault.issued);
 		long steadyTotal = 0;
 		int steadyMinutes = 0;
 		int steadyPeak = 0;
+		int firstCeilingPeak = 0;
 		int ceilingPeak = 0;
 		int outagePeak = 0;
 		int outageEnd = (int) this.outageAt.plus(OUTAGE).toMinutes();
@@ -88,7 +106,10 @@ final class FleetStorm {
 			if (minute >= outageEnd && minute < outageEnd + 10) {
 				outagePeak = Math.max(outagePeak, count);
 			}
-			if (isCeilingWindow(minute)) {
+			if (firstWindow[minute]) {
+				firstCeilingPeak = Math.max(firstCeilingPeak, count);
+			}
+			else if (ceilingWindow[minute]) {
 				ceilingPeak = Math.max(ceilingPeak, count);
 			}
 			else if (isSteady(minute)) {
@@ -99,38 +120,84 @@ final class FleetStorm {
 		}
 		long requests = fleet.vault.requests();
 		double leaseHours = this.instances * (this.horizon.toSeconds() / 3600.0);
-		return new Result(rule.name, requests, requests / leaseHours, (double) steadyTotal / steadyMinutes, steadyPeak,
-				ceilingPeak, outagePeak, fleet.lost.cardinality(), perMinute);
+		return new Result(rule.name, rule.revokesReplaced, requests, fleet.vault.revocations, requests / leaseHours,
+				(double) steadyTotal / steadyMinutes, steadyPeak, firstCeilingPeak, ceilingPeak, outagePeak,
+				fleet.lost.cardinality(), perMinute);
 	}
 
-	/** From 2 h before a ceiling (24 h, 48 h, ...) to 1 h after it. */
-	private boolean isCeilingWindow(int minute) {
-		long ceiling = MAX_TTL.toMinutes();
-		for (long at = ceiling; at <= this.horizon.toMinutes() + 120; at += ceiling) {
-			if (minute >= at - 120 && minute < at + 60) {
-				return true;
+	/**
+	 * The ceiling windows of this run: from 2 h before to 1 h after the ceiling of every
+	 * lease Vault issued (issued + max TTL), so that they follow each generation's actual
+	 * ceiling, which moves earlier as leases rotate before it.
+	 */
+	private boolean[] ceilingWindows(List<Instant> issued) {
+		boolean[] window = new boolean[(int) this.horizon.toMinutes() + 1];
+		for (Instant at : issued) {
+			long ceiling = Duration.between(Fleet.ORIGIN, at.plus(MAX_TTL)).toMinutes();
+			for (long minute = Math.max(0, ceiling - 120); minute < Math.min(window.length, ceiling + 60); minute++) {
+				window[(int) minute] = true;
 			}
 		}
-		return false;
+		return window;
 	}
 
-	/** After the first 2 h, before the last 2 h, and away from the outage's hour. */
+	/**
+	 * After the first 2 h, before the last 2 h, and away from the outage and the 12 h
+	 * after it (the echo of its retries, which moved renewals together).
+	 */
 	private boolean isSteady(int minute) {
 		long outage = this.outageAt.toMinutes();
-		return minute >= 120 && minute < this.horizon.toMinutes() - 120 && (minute < outage || minute >= outage + 60);
+		return minute >= 120 && minute < this.horizon.toMinutes() - 120
+				&& (minute < outage || minute >= outage + ECHO.toMinutes());
 	}
 
-	static String table(List<Result> results) {
+	/** One rule over many seeds: the mean and the max of each figure. */
+	record Summary(String rule, boolean revokesReplaced, int seeds, double perLeaseHour, double revocationsPerLeaseHour,
+			double steadyMean, double steadyRatio, double steadyRatioMax, double firstCeilingRatio,
+			double firstCeilingRatioMax, double ceilingRatio, double ceilingRatioMax, double outageRatio,
+			double outageRatioMax, double lost, int lostMax) {
+
+		static Summary of(List<Result> runs, double leaseHours) {
+			Result first = runs.get(0);
+			return new Summary(first.rule(), first.revokesReplaced(), runs.size(), mean(runs, Result::perLeaseHour),
+					mean(runs, (run) -> run.revocations() / leaseHours), mean(runs, Result::steadyMean),
+					mean(runs, Result::steadyRatio), max(runs, Result::steadyRatio),
+					mean(runs, Result::firstCeilingRatio), max(runs, Result::firstCeilingRatio),
+					mean(runs, Result::ceilingRatio), max(runs, Result::ceilingRatio), mean(runs, Result::outageRatio),
+					max(runs, Result::outageRatio), mean(runs, Result::lost),
+					runs.stream().mapToInt(Result::lost).max().orElse(0));
+		}
+
+		private static double mean(List<Result> runs, java.util.function.ToDoubleFunction<Result> figure) {
+			return runs.stream().mapToDouble(figure).average().orElse(0);
+		}
+
+		private static double max(List<Result> runs, java.util.function.ToDoubleFunction<Result> figure) {
+			return runs.stream().mapToDouble(figure).max().orElse(0);
+		}
+
+	}
+
+	double leaseHours() {
+		return this.instances * (this.horizon.toSeconds() / 3600.0);
+	}
+
+	static String table(List<Summary> summaries) {
 		StringBuilder table = new StringBuilder();
-		table.append("| Rule | Requests per lease-hour | Mean per minute (steady) | Peak minute, steady | "
-				+ "Peak minute, ceiling windows | Peak minute, 10 min after a 60 s outage | Leases lost |\n");
-		table.append("|---|---|---|---|---|---|---|\n");
-		for (Result result : results) {
-			table
-				.append(String.format(Locale.ROOT, "| %s | %.2f | %.1f | %d (%.2f×) | %d (%.2f×) | %d (%.2f×) | %d |%n",
-						result.rule(), result.perLeaseHour(), result.steadyMean(), result.steadyPeak(),
-						result.steadyRatio(), result.ceilingPeak(), result.ceilingRatio(), result.outagePeak(),
-						result.outageRatio(), result.lost()));
+		table.append("| Rule | Revokes replaced | Requests per lease-hour (revocations) | Mean per minute (steady) | "
+				+ "Peak minute, steady: mean (max) | Peak minute, first ceiling: mean (max) | "
+				+ "Peak minute, later ceilings: mean (max) | "
+				+ "Peak minute, 10 min after a 60 s outage: mean (max) | Leases lost: mean (max) |\n");
+		table.append("|---|---|---|---|---|---|---|---|---|\n");
+		for (Summary summary : summaries) {
+			table.append(String.format(Locale.ROOT,
+					"| %s | %s | %.2f (%.2f) | %.1f | %.2f× (%.2f×) | %.2f× (%.2f×) | %.2f× (%.2f×) | %.2f× (%.2f×) "
+							+ "| %.1f (%d) |%n",
+					summary.rule(), summary.revokesReplaced() ? "yes" : "no", summary.perLeaseHour(),
+					summary.revocationsPerLeaseHour(), summary.steadyMean(), summary.steadyRatio(),
+					summary.steadyRatioMax(), summary.firstCeilingRatio(), summary.firstCeilingRatioMax(),
+					summary.ceilingRatio(), summary.ceilingRatioMax(), summary.outageRatio(), summary.outageRatioMax(),
+					summary.lost(), summary.lostMax()));
 		}
 		return table.toString();
 	}

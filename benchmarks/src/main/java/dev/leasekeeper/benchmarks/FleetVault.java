@@ -17,7 +17,7 @@ import dev.leasekeeper.core.LeaseSourceException;
  * renewal is granted {@code min(ttl, issued + maxTtl - now)} with Vault's "capped"
  * warning when the max TTL cut it (VAULT_SEMANTICS.md §1), a renewal after the expiry is
  * refused as Vault refuses it, and an outage refuses everything. Every request is counted
- * in a per-minute histogram.
+ * in a per-minute histogram: acquisitions, renewals and revocations alike.
  */
 final class FleetVault {
 
@@ -38,6 +38,11 @@ final class FleetVault {
 	private @Nullable Instant outageTo;
 
 	private long sequence;
+
+	/** When each lease was issued: its ceiling is that plus the max TTL. */
+	final List<Instant> issued = new java.util.ArrayList<>();
+
+	long revocations;
 
 	FleetVault(Duration ttl, Duration maxTtl, Supplier<Instant> clock, Instant origin, Duration horizon) {
 		this.ttl = ttl;
@@ -86,7 +91,17 @@ final class FleetVault {
 		if (isDown(now)) {
 			throw LeaseSourceException.transientFailure("io", "connection refused", null);
 		}
+		this.issued.add(now);
 		return new Lease("database/creds/orders/" + (++this.sequence), now, now.plus(this.ttl));
+	}
+
+	/** Revoke a lease (refused during an outage). */
+	void revoke(Instant now) throws LeaseSourceException {
+		count(now);
+		this.revocations++;
+		if (isDown(now)) {
+			throw LeaseSourceException.transientFailure("io", "connection refused", null);
+		}
 	}
 
 	boolean isExpired(Lease lease, Instant now) {
@@ -145,7 +160,8 @@ final class FleetVault {
 			}
 
 			@Override
-			public void revoke(Grant current) {
+			public void revoke(Grant current) throws LeaseSourceException {
+				FleetVault.this.revoke(FleetVault.this.clock.get());
 			}
 
 		};
