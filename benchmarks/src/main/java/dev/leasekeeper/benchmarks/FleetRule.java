@@ -196,9 +196,10 @@ abstract class FleetRule {
 	/**
 	 * (d) Vault's Go {@code LifetimeWatcher}, restarted on a new lease when it is done
 	 * (as Vault Agent does): renew at once, then sleep ⅔·TTL + ⅓·grace with grace drawn
-	 * in [10 %, 20 %) of the TTL; done when the TTL returned is at most 4·grace; on
-	 * errors an exponential back-off from 10 s to 5 min (the Go library's defaults:
-	 * multiplier 1.5, randomisation ±50 %), never past the time left.
+	 * in [10 %, 20 %) of the TTL while the TTL grows; done when the time left, less the
+	 * sleep ahead, is within the grace. On errors the sleep is the Go library's
+	 * exponential back-off (10 s, multiplier 2, ±50 %, at most 5 min) and the same test
+	 * ends it: the watcher is then restarted on a new lease.
 	 */
 	static FleetRule lifetimeWatcher() {
 		return new FleetRule("(d) LifetimeWatcher", false) {
@@ -234,6 +235,10 @@ abstract class FleetRule {
 				}
 
 				void start() {
+					if (this.lease != null && !this.fleet.now().isBefore(this.expiry)) {
+						// the lease it was replacing ran out before a new one came
+						this.fleet.lost.set(this.index);
+					}
 					try {
 						this.lease = this.fleet.vault.acquire(this.fleet.now());
 						this.expiry = this.fleet.now().plus(this.fleet.vault.ttl);
@@ -248,23 +253,20 @@ abstract class FleetRule {
 				}
 
 				void renew() {
+					double left;
+					double sleep;
 					try {
 						Duration granted = this.fleet.vault.renew(this.lease, this.fleet.now());
 						this.expiry = this.fleet.now().plus(granted);
 						this.backOff = 0;
-						double ttl = granted.toNanos() / 1e9;
-						if (ttl > this.priorTtl) {
+						left = granted.toNanos() / 1e9;
+						if (left > this.priorTtl) {
 							// a new grace only while the lease is extending: once capped,
 							// the grace of the full TTL is what notices the ceiling
-							this.grace = ttl * this.random.nextDouble(0.1, 0.2);
+							this.grace = left * this.random.nextDouble(0.1, 0.2);
 						}
-						this.priorTtl = ttl;
-						double grace = this.grace;
-						if (ttl <= grace || ttl - (ttl * 2 / 3 + grace / 3) <= grace) {
-							start();
-							return;
-						}
-						this.fleet.after(Fleet.seconds(ttl * 2 / 3 + grace / 3), this::renew);
+						this.priorTtl = left;
+						sleep = left * 2 / 3 + this.grace / 3;
 					}
 					catch (LeaseSourceException ex) {
 						if (ex.isCredentialGone()) {
@@ -272,18 +274,19 @@ abstract class FleetRule {
 							start();
 							return;
 						}
-						double left = Duration.between(this.fleet.now(), this.expiry).toNanos() / 1e9;
-						if (left <= 0) {
-							this.fleet.lost.set(this.index);
-							start();
-							return;
-						}
-						this.fleet.after(Fleet.seconds(Math.min(nextBackOff(), left)), this::renew);
+						left = Duration.between(this.fleet.now(), this.expiry).toNanos() / 1e9;
+						sleep = nextBackOff();
 					}
+					if (left <= this.grace || left - sleep <= this.grace) {
+						// done: Vault Agent starts a new watcher on a new lease
+						start();
+						return;
+					}
+					this.fleet.after(Fleet.seconds(sleep), this::renew);
 				}
 
 				private double nextBackOff() {
-					this.backOff = (this.backOff == 0) ? 10 : Math.min(this.backOff * 1.5, 300);
+					this.backOff = (this.backOff == 0) ? 10 : Math.min(this.backOff * 2, 300);
 					return this.backOff * this.random.nextDouble(0.5, 1.5);
 				}
 

@@ -57,13 +57,19 @@ final class OutageSurvival {
 			.minus(budget.retryMaxInterval());
 	}
 
-	/** The share of leases lost, averaged over the seeds. */
-	double lostShare(FleetRule rule, double fraction) {
+	/**
+	 * The share of leases lost, averaged over the seeds: to an outage starting at a
+	 * random point of an ordinary hour, or, {@code nearCeiling}, of the hour before the
+	 * first ceilings (the fleet's leases reach their max TTL between 24 h and 25 h, so
+	 * the outage meets them in their last renewal window, where they rotate).
+	 */
+	double lostShare(FleetRule rule, double fraction, boolean nearCeiling) {
 		double lost = 0;
 		for (int seed = 0; seed < this.seeds; seed++) {
 			SplittableRandom random = new SplittableRandom(31L * seed + 7);
 			Duration outage = Fleet.seconds(fraction * FleetStorm.TTL.toSeconds());
-			Instant from = Fleet.ORIGIN.plus(Duration.ofHours(10)).plus(Fleet.seconds(3600 * random.nextDouble()));
+			Duration hour = nearCeiling ? FleetStorm.MAX_TTL.minus(FleetStorm.TTL) : Duration.ofHours(10);
+			Instant from = Fleet.ORIGIN.plus(hour).plus(Fleet.seconds(3600 * random.nextDouble()));
 			Instant end = from.plus(outage).plus(Duration.ofHours(2));
 			Fleet fleet = new Fleet(FleetStorm.TTL, FleetStorm.MAX_TTL, Duration.between(Fleet.ORIGIN, end));
 			for (int i = 0; i < this.instances; i++) {
