@@ -22,6 +22,7 @@ import com.zaxxer.hikari.util.Credentials;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 
 import dev.leasekeeper.core.LeaseRenewer;
+import dev.leasekeeper.event.LeaseRotatedEvent;
 import dev.leasekeeper.testkit.EmbeddedPostgresSupport;
 import dev.leasekeeper.testkit.PostgresDatabaseBackend;
 import dev.leasekeeper.testkit.VaultSimulator;
@@ -30,6 +31,7 @@ import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ApplicationEvent;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.vault.authentication.TokenAuthentication;
 import org.springframework.vault.client.VaultEndpoint;
@@ -55,6 +57,10 @@ final class RotationUnderLoad {
 
 	private final Duration every;
 
+	private final int repetitions;
+
+	private final Duration warmUp;
+
 	private final EmbeddedPostgres postgres;
 
 	private final VaultSimulator vault;
@@ -65,8 +71,10 @@ final class RotationUnderLoad {
 
 	private RotationUnderLoad(boolean smoke) {
 		this.threads = smoke ? 2 : 8;
-		this.length = smoke ? Duration.ofSeconds(6) : Duration.ofSeconds(60);
+		this.length = smoke ? Duration.ofSeconds(6) : Duration.ofSeconds(40);
 		this.every = smoke ? Duration.ofSeconds(2) : Duration.ofSeconds(5);
+		this.repetitions = smoke ? 1 : 3;
+		this.warmUp = smoke ? Duration.ofSeconds(4) : Duration.ofSeconds(15);
 		this.postgres = EmbeddedPostgresSupport.startWithPasswords();
 		try (Connection admin = this.postgres.getPostgresDatabase().getConnection();
 				Statement statement = admin.createStatement()) {
@@ -88,27 +96,56 @@ final class RotationUnderLoad {
 		this.jdbcUrl = this.postgres.getJdbcUrl("postgres", "postgres").replaceAll("[?&]user=postgres", "");
 	}
 
+	static final String LEASEKEEPER = "(a) Leasekeeper's refresher";
+
+	static final List<String> STRATEGIES = List.of(LEASEKEEPER, "(b) close the pool, build a new one",
+			"(c) softEvictConnections, then setUsername, setPassword", "(d) setCredentials, then softEvictConnections");
+
 	static String run(boolean smoke) throws Exception {
 		RotationUnderLoad benchmark = new RotationUnderLoad(smoke);
 		try {
-			// unmeasured: the JIT and PostgreSQL's caches warm up before the first
-			// strategy
-			benchmark.measure("warm-up", new InPlace(true));
-			List<Result> results = new ArrayList<>();
-			results.add(benchmark.leasekeeper());
-			results.add(benchmark.measure("(b) close the pool, build a new one", new Rebuild()));
-			results
-				.add(benchmark.measure("(c) softEvictConnections, then setUsername, setPassword", new InPlace(false)));
-			results.add(benchmark.measure("(d) setCredentials, then softEvictConnections", new InPlace(true)));
+			// unmeasured: each strategy's own code path, the JIT and PostgreSQL's caches
+			// warm up before anything is measured
+			for (String strategy : STRATEGIES) {
+				benchmark.run(strategy, benchmark.warmUp);
+			}
+			Map<String, List<Result>> runs = new java.util.LinkedHashMap<>();
+			STRATEGIES.forEach((strategy) -> runs.put(strategy, new ArrayList<>()));
+			java.util.Random order = new java.util.Random(2026);
+			List<List<String>> orders = new ArrayList<>();
+			for (int repetition = 0; repetition < benchmark.repetitions; repetition++) {
+				List<String> shuffled = new ArrayList<>(STRATEGIES);
+				java.util.Collections.shuffle(shuffled, order);
+				orders.add(shuffled);
+				for (String strategy : shuffled) {
+					runs.get(strategy).add(benchmark.run(strategy, benchmark.length));
+				}
+			}
 			StringBuilder table = new StringBuilder(String.format(Locale.ROOT,
 					"Rotation under load: %d threads querying flat out, a rotation every %d s for %d s, HikariCP pool of "
 							+ "10, embedded PostgreSQL with password authentication; \"during\" = the %d s after a "
-							+ "rotation starts%n%n",
-					benchmark.threads, benchmark.every.toSeconds(), benchmark.length.toSeconds(), DURING.toSeconds()));
-			table.append("| Strategy | Rotations | Queries | Failed queries | p50 / p99 outside (ms) | "
-					+ "p50 / p99 during (ms) | p99 during / outside |\n|---|---|---|---|---|---|---|\n");
-			for (Result result : results) {
-				table.append(result.row());
+							+ "rotation starts; %d repetition(s) in shuffled orders %s after an unmeasured %d s "
+							+ "warm-up of each strategy; each latency the mean over the repetitions (min–max)%n%n",
+					benchmark.threads, benchmark.every.toSeconds(), benchmark.length.toSeconds(), DURING.toSeconds(),
+					benchmark.repetitions,
+					orders.stream()
+						.map((shuffled) -> shuffled.stream()
+							.map((name) -> name.substring(0, 3))
+							.collect(java.util.stream.Collectors.joining(" ")))
+						.toList(),
+					benchmark.warmUp.toSeconds()));
+			table.append(Summary.header());
+			List<Summary> summaries = runs.entrySet()
+				.stream()
+				.map((entry) -> Summary.of(entry.getKey(), entry.getValue()))
+				.toList();
+			double bestPeer = summaries.stream()
+				.filter((summary) -> !summary.name().equals(LEASEKEEPER) && summary.failed() == 0)
+				.mapToDouble(Summary::meanP99During)
+				.min()
+				.orElse(Double.NaN);
+			for (Summary summary : summaries) {
+				table.append(summary.row(bestPeer));
 			}
 			return table.toString();
 		}
@@ -116,6 +153,16 @@ final class RotationUnderLoad {
 			benchmark.vault.close();
 			benchmark.postgres.close();
 		}
+	}
+
+	private Result run(String strategy, Duration length) throws Exception {
+		if (strategy.equals(LEASEKEEPER)) {
+			return leasekeeper(length);
+		}
+		if (strategy.startsWith("(b)")) {
+			return measure(strategy, new Rebuild(), length);
+		}
+		return measure(strategy, new InPlace(strategy.startsWith("(d)")), length);
 	}
 
 	/** A way to replace the pool's credential with a new one. */
@@ -213,7 +260,7 @@ final class RotationUnderLoad {
 
 	}
 
-	private Result measure(String name, Strategy strategy) throws Exception {
+	private Result measure(String name, Strategy strategy, Duration length) throws Exception {
 		VaultResponse first = this.client.read("database/creds/orders");
 		HikariConfig config = new HikariConfig();
 		config.setJdbcUrl(this.jdbcUrl);
@@ -224,7 +271,7 @@ final class RotationUnderLoad {
 		config.setPassword((String) first.getRequiredData().get("password"));
 		strategy.start(config);
 		AtomicReference<String> lease = new AtomicReference<>(first.getLeaseId());
-		Result result = load(name, strategy::current, () -> {
+		Result result = load(name, length, strategy::current, () -> {
 			VaultResponse next = this.client.read("database/creds/orders");
 			strategy.rotate((String) next.getRequiredData().get("username"),
 					(String) next.getRequiredData().get("password"));
@@ -239,9 +286,15 @@ final class RotationUnderLoad {
 		this.client.write("sys/leases/revoke", Map.of("lease_id", leaseId));
 	}
 
-	private Result leasekeeper() throws Exception {
+	private Result leasekeeper(Duration length) throws Exception {
+		java.util.concurrent.Semaphore rotated = new java.util.concurrent.Semaphore(0);
 		try (ConfigurableApplicationContext context = new SpringApplicationBuilder(App.class)
 			.web(WebApplicationType.NONE)
+			.listeners((ApplicationEvent event) -> {
+				if (event instanceof LeaseRotatedEvent) {
+					rotated.release();
+				}
+			})
 			.properties("leasekeeper.vault.uri=" + this.vault.uri(), "leasekeeper.vault.authentication=token",
 					"leasekeeper.vault.token=" + this.vault.rootToken(),
 					"leasekeeper.leases.orders-db.path=database/creds/orders",
@@ -251,19 +304,20 @@ final class RotationUnderLoad {
 			.run()) {
 			DataSource dataSource = context.getBean(DataSource.class);
 			LeaseRenewer renewer = context.getBean("ordersDbLeaseRenewer", LeaseRenewer.class);
-			return load("(a) Leasekeeper's refresher", () -> dataSource, () -> {
-				int generation = renewer.current().generation();
+			return load(LEASEKEEPER, length, () -> dataSource, () -> {
+				rotated.drainPermits();
 				renewer.rotateNow();
-				long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-				while (renewer.current().generation() == generation && System.nanoTime() < deadline) {
-					Thread.onSpinWait();
+				// the rotation is done when the new pool serves (LeaseRotatedEvent)
+				if (!rotated.tryAcquire(10, java.util.concurrent.TimeUnit.SECONDS)) {
+					throw new IllegalStateException("No rotation within 10 s");
 				}
 			});
 		}
 	}
 
 	/** Run the query threads for the benchmark's length, rotating at its period. */
-	private Result load(String name, Supplier<DataSource> dataSource, Rotation rotation) throws Exception {
+	private Result load(String name, Duration length, Supplier<DataSource> dataSource, Rotation rotation)
+			throws Exception {
 		AtomicBoolean running = new AtomicBoolean(true);
 		List<Sampler> samplers = new ArrayList<>();
 		for (int i = 0; i < this.threads; i++) {
@@ -274,7 +328,7 @@ final class RotationUnderLoad {
 		}
 		long origin = System.nanoTime();
 		List<Long> rotations = new ArrayList<>();
-		long end = origin + this.length.toNanos();
+		long end = origin + length.toNanos();
 		long next = origin + this.every.toNanos();
 		while (next < end) {
 			while (System.nanoTime() < next) {
@@ -387,10 +441,44 @@ final class RotationUnderLoad {
 			return sorted[(int) Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)] / 1e6;
 		}
 
-		String row() {
-			return String.format(Locale.ROOT, "| %s | %d | %,d | %,d | %.2f / %.2f | %.2f / %.2f | %.2f |%n", this.name,
-					this.rotations, this.queries, this.failed, this.p50Outside, this.p99Outside, this.p50During,
-					this.p99During, this.p99During / this.p99Outside);
+	}
+
+	/** One strategy over its repetitions. */
+	record Summary(String name, int rotations, long queries, long failed, double[] p50Outside, double[] p99Outside,
+			double[] p50During, double[] p99During, double[] ratio) {
+
+		static Summary of(String name, List<Result> runs) {
+			return new Summary(name, runs.stream().mapToInt(Result::rotations).sum(),
+					runs.stream().mapToLong(Result::queries).sum(), runs.stream().mapToLong(Result::failed).sum(),
+					figures(runs, Result::p50Outside), figures(runs, Result::p99Outside),
+					figures(runs, Result::p50During), figures(runs, Result::p99During),
+					figures(runs, (run) -> run.p99During() / run.p99Outside()));
+		}
+
+		/** Mean, min and max over the runs. */
+		private static double[] figures(List<Result> runs, java.util.function.ToDoubleFunction<Result> figure) {
+			java.util.DoubleSummaryStatistics statistics = runs.stream().mapToDouble(figure).summaryStatistics();
+			return new double[] { statistics.getAverage(), statistics.getMin(), statistics.getMax() };
+		}
+
+		double meanP99During() {
+			return this.p99During[0];
+		}
+
+		static String header() {
+			return "| Strategy | Rotations | Queries | Failed queries | p50 outside (ms) | p99 outside (ms) | "
+					+ "p50 during (ms) | p99 during (ms) | p99 during / outside | p99 during / best peer's |\n"
+					+ "|---|---|---|---|---|---|---|---|---|---|\n";
+		}
+
+		String row(double bestPeer) {
+			return String.format(Locale.ROOT, "| %s | %d | %,d | %,d | %s | %s | %s | %s | %s | %.2f |%n", this.name,
+					this.rotations, this.queries, this.failed, format(this.p50Outside), format(this.p99Outside),
+					format(this.p50During), format(this.p99During), format(this.ratio), this.p99During[0] / bestPeer);
+		}
+
+		private static String format(double[] figures) {
+			return String.format(Locale.ROOT, "%.2f (%.2f–%.2f)", figures[0], figures[1], figures[2]);
 		}
 
 	}

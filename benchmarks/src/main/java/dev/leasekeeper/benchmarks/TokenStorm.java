@@ -12,6 +12,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 
 import dev.leasekeeper.core.Grant;
+import dev.leasekeeper.core.CeilingAction;
 import dev.leasekeeper.core.LeaseListener;
 import dev.leasekeeper.core.LeaseLossReason;
 import dev.leasekeeper.core.LeaseSnapshot;
@@ -73,9 +74,17 @@ final class TokenStorm {
 		};
 		List<ManagedLease> secrets = new ArrayList<>();
 		Instant[] replacedAt = new Instant[1];
+		Instant[] hardExpiry = new Instant[1];
 		ManagedLease token = ManagedLease.builder("token", vault.tokens(), scheduler)
 			.random(random.split())
 			.listener(new LeaseListener() {
+
+				@Override
+				public void onCeilingReached(LeaseSnapshot lease, Instant expiry, CeilingAction action) {
+					if (hardExpiry[0] == null) {
+						hardExpiry[0] = expiry;
+					}
+				}
 
 				@Override
 				public void onRotated(LeaseSnapshot lease, int previousGeneration, RotationCause cause) {
@@ -98,11 +107,11 @@ final class TokenStorm {
 		}
 		token.start();
 		secrets.forEach(ManagedLease::start);
-		Instant oldTokenExpiry = null;
 		while (replacedAt[0] == null) {
-			oldTokenExpiry = token.current().expiry();
 			scheduler.advanceBy(Duration.ofMinutes(1));
 		}
+		// the old token's end, as its ceiling revealed it
+		Instant oldTokenExpiry = hardExpiry[0];
 		Instant replaced = replacedAt[0];
 		Duration period = Duration.between(replaced, oldTokenExpiry).dividedBy(2);
 		scheduler.advanceTo(oldTokenExpiry.plus(Duration.ofMinutes(5)));
