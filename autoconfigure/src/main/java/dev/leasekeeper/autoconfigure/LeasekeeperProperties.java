@@ -172,8 +172,8 @@ public class LeasekeeperProperties {
 		private @Nullable Boolean revokeOnShutdown;
 
 		/**
-		 * Whether a replaced grant is revoked once its consumers have drained (one replaced
-		 * at its ceiling at an instant drawn over its remaining life).
+		 * Whether a replaced grant is revoked once its consumers have drained (one
+		 * replaced at its ceiling at an instant drawn over its remaining life).
 		 */
 		private @Nullable Boolean revokeReplaced;
 
