@@ -8,6 +8,8 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 import dev.leasekeeper.core.Grant;
+import dev.leasekeeper.core.LeaseListener;
+import dev.leasekeeper.core.LeaseScheduler;
 import dev.leasekeeper.core.LeaseSource;
 import dev.leasekeeper.core.ManagedLease;
 import dev.leasekeeper.core.VirtualTimeLeaseScheduler;
@@ -29,12 +31,27 @@ final class InMemory {
 
 	static final Duration TTL = Duration.ofHours(1);
 
+	private static final LeaseListener NO_LISTENER = new LeaseListener() {
+	};
+
 	private InMemory() {
 	}
 
+	/**
+	 * The path of lease {@code index}: both engines name the lease by it and get the same
+	 * lease id for it ({@link #leaseId}).
+	 */
+	static String path(int index) {
+		return "database/creds/orders-" + index;
+	}
+
+	static String leaseId(String path) {
+		return path + "/lease";
+	}
+
 	/** A source whose every grant lives an hour; no data beyond the lease id. */
-	static LeaseSource source(VirtualTimeLeaseScheduler scheduler, int index) {
-		String leaseId = "database/creds/orders/" + index;
+	static LeaseSource source(LeaseScheduler scheduler, int index) {
+		String leaseId = leaseId(path(index));
 		return new LeaseSource() {
 
 			@Override
@@ -58,12 +75,21 @@ final class InMemory {
 	 * Leasekeeper's engine: {@code count} started leases on one virtual-time scheduler.
 	 */
 	static ManagedLease[] leasekeeper(VirtualTimeLeaseScheduler scheduler, int count) {
+		ManagedLease[] leases = leasekeeper(scheduler, count, NO_LISTENER);
+		scheduler.runDue();
+		return leases;
+	}
+
+	/**
+	 * Leasekeeper's engine: {@code count} started leases on the given scheduler, each
+	 * named by its path, with one listener.
+	 */
+	static ManagedLease[] leasekeeper(LeaseScheduler scheduler, int count, LeaseListener listener) {
 		ManagedLease[] leases = new ManagedLease[count];
 		for (int i = 0; i < count; i++) {
-			leases[i] = ManagedLease.builder("lease-" + i, source(scheduler, i), scheduler).build();
+			leases[i] = ManagedLease.builder(path(i), source(scheduler, i), scheduler).listener(listener).build();
 			leases[i].start();
 		}
-		scheduler.runDue();
 		return leases;
 	}
 
@@ -80,7 +106,7 @@ final class InMemory {
 			@Override
 			protected VaultResponseSupport<Map<String, Object>> doGetSecrets(RequestedSecret requestedSecret) {
 				VaultResponseSupport<Map<String, Object>> response = new VaultResponseSupport<>();
-				response.setLeaseId(requestedSecret.getPath() + "/lease");
+				response.setLeaseId(leaseId(requestedSecret.getPath()));
 				response.setLeaseDuration(TTL.toSeconds());
 				response.setRenewable(true);
 				response.setData(Map.of());
