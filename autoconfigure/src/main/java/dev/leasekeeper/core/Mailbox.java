@@ -3,6 +3,7 @@ package dev.leasekeeper.core;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -73,7 +74,7 @@ final class Mailbox {
 	private boolean interruptible;
 
 	/** Replaced grants released by their consumers, revoked at a later instant. */
-	private final List<Held> delayed = new java.util.ArrayList<>();
+	private final List<Held> delayed = new ArrayList<>();
 
 	/** The next call, started once the running one has returned. */
 	private @Nullable Runnable waiting;
@@ -245,10 +246,9 @@ final class Mailbox {
 		}, (result, failure) -> {
 			if (id != this.attempt && op == Op.ACQUIRE && result != null && this.waitingOp == Op.ACQUIRE
 					&& this.waitingUnder == under) {
-				// an abandoned acquisition answered while the next one still waits for
-				// it:
-				// its grant (counted from when it was sent) is that one's answer, and
-				// Vault is not asked twice
+				// an abandoned acquisition answered while the next one waits for it: its
+				// grant (counted from when it was sent) is that one's answer, and Vault
+				// is not asked twice
 				this.running = null;
 				this.waiting = null;
 				this.waitingOp = null;
