@@ -3,17 +3,20 @@ package dev.leasekeeper.core;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.Arrays;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.BiConsumer;
 
 import org.apache.commons.logging.Log;
@@ -24,8 +27,13 @@ import org.springframework.util.Assert;
 
 /**
  * The {@link LeaseScheduler} of a running application: one scheduling thread for all
- * leases (a binary heap of delayed tasks, {@code O(log n)} per event) and a small fixed
- * pool of worker threads for the calls to the store. Reads a {@link MonotonicClock}.
+ * leases and a small fixed pool of worker threads for the calls to the store. Reads a
+ * {@link MonotonicClock}.
+ * <p>
+ * The scheduling thread owns its timers: a binary heap keyed by monotonic nanoseconds
+ * ({@code O(log n)} per event, no lock), in which a lease's one {@link #timer timer} is
+ * moved in place when it is re-armed. Other threads hand it work through a lock-free
+ * queue and wake it only when it sleeps; work it gives itself goes to a local queue.
  *
  * @author Leasekeeper
  * @since 0.1.0
@@ -34,11 +42,36 @@ public final class ExecutorLeaseScheduler implements LeaseScheduler, AutoCloseab
 
 	private static final Log logger = LogFactory.getLog(ExecutorLeaseScheduler.class);
 
-	private final Clock clock = new MonotonicClock();
+	private static final int RUNNING = 0;
 
-	private final ScheduledThreadPoolExecutor scheduler;
+	private static final int SHUTTING_DOWN = 1;
+
+	private static final int STOPPED = 2;
+
+	private final MonotonicClock clock = new MonotonicClock();
 
 	private final ExecutorService workers;
+
+	private final Thread thread;
+
+	/** Work handed over by other threads. */
+	private final ConcurrentLinkedQueue<Entry> incoming = new ConcurrentLinkedQueue<>();
+
+	/** Work due now (scheduling thread only). */
+	private final ArrayDeque<Entry> ready = new ArrayDeque<>();
+
+	/** Timers by due time, then by when they were armed (scheduling thread only). */
+	private Entry[] heap = new Entry[64];
+
+	private int size;
+
+	private long sequence;
+
+	private volatile boolean sleeping;
+
+	private volatile int phase = RUNNING;
+
+	private final CountDownLatch terminated = new CountDownLatch(1);
 
 	/**
 	 * Create a new scheduler.
@@ -55,9 +88,10 @@ public final class ExecutorLeaseScheduler implements LeaseScheduler, AutoCloseab
 	 */
 	public ExecutorLeaseScheduler(ExecutorService workers) {
 		Assert.notNull(workers, "'workers' must not be null");
-		this.scheduler = new ScheduledThreadPoolExecutor(1, daemonThreads("leasekeeper-scheduler"));
-		this.scheduler.setRemoveOnCancelPolicy(true);
 		this.workers = workers;
+		this.thread = new Thread(this::loop, "leasekeeper-scheduler");
+		this.thread.setDaemon(true);
+		this.thread.start();
 	}
 
 	private static ExecutorService fixedWorkers(int workerThreads) {
@@ -89,17 +123,15 @@ public final class ExecutorLeaseScheduler implements LeaseScheduler, AutoCloseab
 
 	@Override
 	public Cancellable schedule(Instant at, Runnable task) {
-		Instant now = now();
-		long delay = at.isAfter(now) ? Duration.between(now, at).toNanos() : 0;
-		try {
-			ScheduledFuture<?> future = this.scheduler.schedule(guarded(task), delay, TimeUnit.NANOSECONDS);
-			return () -> future.cancel(false);
-		}
-		catch (RejectedExecutionException ex) {
-			// shut down: nothing runs any more
-			return () -> {
-			};
-		}
+		Entry entry = new Entry(task, false);
+		entry.due = this.clock.nanosAt(at);
+		submit(entry);
+		return entry;
+	}
+
+	@Override
+	public Timer timer(Runnable task) {
+		return new Entry(task, true);
 	}
 
 	@Override
@@ -109,9 +141,9 @@ public final class ExecutorLeaseScheduler implements LeaseScheduler, AutoCloseab
 			};
 		}
 		Interruptible<T> task = new Interruptible<>(call,
-				(result, failure) -> schedule(Instant.MIN, () -> then.accept(result, failure)));
+				(result, failure) -> execute(() -> then.accept(result, failure)));
 		try {
-			this.workers.execute(guarded(task));
+			this.workers.execute(task);
 		}
 		catch (RejectedExecutionException ex) {
 			// shut down meanwhile: nothing runs any more
@@ -119,35 +151,271 @@ public final class ExecutorLeaseScheduler implements LeaseScheduler, AutoCloseab
 		return task::cancel;
 	}
 
+	/** Run a task on the scheduling thread as soon as it is free. */
+	private void execute(Runnable task) {
+		Entry entry = new Entry(task, false);
+		entry.due = Long.MIN_VALUE;
+		submit(entry);
+	}
+
+	private void submit(Entry entry) {
+		if (this.phase != RUNNING) {
+			// shut down: nothing new runs any more
+			return;
+		}
+		if (onSchedulingThread()) {
+			place(entry);
+			return;
+		}
+		this.incoming.offer(entry);
+		if (this.sleeping) {
+			LockSupport.unpark(this.thread);
+		}
+	}
+
+	private boolean onSchedulingThread() {
+		return Thread.currentThread() == this.thread;
+	}
+
+	/** Put an entry where it belongs: due now, or on the heap (scheduling thread). */
+	private void place(Entry entry) {
+		if (entry.cancelled) {
+			return;
+		}
+		if (entry.due <= this.clock.nanos()) {
+			this.ready.add(entry);
+		}
+		else {
+			push(entry);
+		}
+	}
+
 	/**
-	 * Stop both threads, waiting up to {@code timeout} for running tasks.
+	 * Stop taking new work, run what is due, and stop the scheduling thread and the
+	 * workers, waiting up to {@code timeout} for running tasks. Timers not yet due never
+	 * run.
 	 * @param timeout how long to wait
 	 * @throws InterruptedException if interrupted while waiting
 	 */
 	public void shutdown(Duration timeout) throws InterruptedException {
-		this.scheduler.shutdown();
-		this.workers.shutdown();
 		long deadline = System.nanoTime() + timeout.toNanos();
-		this.scheduler.awaitTermination(timeout.toNanos(), TimeUnit.NANOSECONDS);
+		if (this.phase == RUNNING) {
+			this.phase = SHUTTING_DOWN;
+		}
+		LockSupport.unpark(this.thread);
+		this.workers.shutdown();
+		this.terminated.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
 		this.workers.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
 	}
 
 	@Override
 	public void close() {
-		this.scheduler.shutdownNow();
+		this.phase = STOPPED;
+		LockSupport.unpark(this.thread);
 		this.workers.shutdownNow();
 	}
 
-	private static Runnable guarded(Runnable task) {
-		return () -> {
-			try {
-				task.run();
+	private void loop() {
+		try {
+			while (this.phase != STOPPED) {
+				runDue();
+				if (this.phase == SHUTTING_DOWN && this.ready.isEmpty() && this.incoming.isEmpty()) {
+					return;
+				}
+				sleepUntilWork();
 			}
-			catch (RuntimeException | Error ex) {
-				// a task that throws must never take the scheduling thread with it
-				logger.error("Leasekeeper task failed", ex);
+		}
+		finally {
+			this.terminated.countDown();
+		}
+	}
+
+	/** One round: the timers due, then the work handed over and the work due now. */
+	private void runDue() {
+		long now = this.clock.nanos();
+		while (this.size > 0 && this.heap[0].due <= now && this.phase != STOPPED) {
+			Entry entry = pop();
+			run(entry);
+		}
+		Entry entry;
+		while ((entry = this.incoming.poll()) != null) {
+			place(entry);
+		}
+		while (this.phase != STOPPED && (entry = this.ready.poll()) != null) {
+			run(entry);
+		}
+	}
+
+	private void run(Entry entry) {
+		if (entry.cancelled) {
+			return;
+		}
+		try {
+			entry.task.run();
+		}
+		catch (RuntimeException | Error ex) {
+			// a task that throws must never take the scheduling thread with it
+			logger.error("Leasekeeper task failed", ex);
+		}
+	}
+
+	private void sleepUntilWork() {
+		if (!this.ready.isEmpty()) {
+			return;
+		}
+		this.sleeping = true;
+		try {
+			if (!this.incoming.isEmpty() || this.phase != RUNNING) {
+				return;
 			}
-		};
+			if (this.size == 0) {
+				LockSupport.park(this);
+			}
+			else {
+				long wait = this.heap[0].due - this.clock.nanos();
+				if (wait > 0) {
+					LockSupport.parkNanos(this, wait);
+				}
+			}
+		}
+		finally {
+			this.sleeping = false;
+		}
+		// an interrupt (close) is seen through the phase, never kept
+		Thread.interrupted();
+	}
+
+	private void push(Entry entry) {
+		if (this.size == this.heap.length) {
+			this.heap = Arrays.copyOf(this.heap, this.size * 2);
+		}
+		entry.sequence = this.sequence++;
+		entry.index = this.size;
+		this.heap[this.size++] = entry;
+		siftUp(entry.index);
+	}
+
+	private Entry pop() {
+		Entry top = this.heap[0];
+		removeAt(0);
+		return top;
+	}
+
+	private void removeAt(int index) {
+		Entry removed = this.heap[index];
+		removed.index = -1;
+		int last = --this.size;
+		if (index != last) {
+			Entry moved = this.heap[last];
+			this.heap[index] = moved;
+			moved.index = index;
+			this.heap[last] = null;
+			siftDown(index);
+			if (this.heap[index] == moved) {
+				siftUp(index);
+			}
+		}
+		else {
+			this.heap[last] = null;
+		}
+	}
+
+	private void siftUp(int index) {
+		Entry entry = this.heap[index];
+		while (index > 0) {
+			int parent = (index - 1) >>> 1;
+			Entry above = this.heap[parent];
+			if (!before(entry, above)) {
+				break;
+			}
+			this.heap[index] = above;
+			above.index = index;
+			index = parent;
+		}
+		this.heap[index] = entry;
+		entry.index = index;
+	}
+
+	private void siftDown(int index) {
+		Entry entry = this.heap[index];
+		int half = this.size >>> 1;
+		while (index < half) {
+			int child = 2 * index + 1;
+			int right = child + 1;
+			if (right < this.size && before(this.heap[right], this.heap[child])) {
+				child = right;
+			}
+			if (!before(this.heap[child], entry)) {
+				break;
+			}
+			this.heap[index] = this.heap[child];
+			this.heap[index].index = index;
+			index = child;
+		}
+		this.heap[index] = entry;
+		entry.index = index;
+	}
+
+	private static boolean before(Entry a, Entry b) {
+		return (a.due != b.due) ? a.due < b.due : a.sequence < b.sequence;
+	}
+
+	/**
+	 * A task at a due time: scheduled once ({@link #schedule}), or a timer re-armed in
+	 * place ({@link #timer}).
+	 */
+	private final class Entry implements Cancellable, Timer {
+
+		final Runnable task;
+
+		final boolean reusable;
+
+		long due;
+
+		long sequence;
+
+		/** Its place on the heap, or -1 (scheduling thread only). */
+		int index = -1;
+
+		volatile boolean cancelled;
+
+		Entry(Runnable task, boolean reusable) {
+			this.task = task;
+			this.reusable = reusable;
+		}
+
+		@Override
+		public void cancel() {
+			this.cancelled = true;
+			if (onSchedulingThread() && this.index >= 0) {
+				removeAt(this.index);
+			}
+		}
+
+		@Override
+		public void arm(Instant at) {
+			Assert.state(onSchedulingThread(), "A timer is armed on the scheduling thread");
+			long due = ExecutorLeaseScheduler.this.clock.nanosAt(at);
+			if (this.index >= 0) {
+				this.due = due;
+				this.sequence = ExecutorLeaseScheduler.this.sequence++;
+				siftDown(this.index);
+				siftUp(this.index);
+			}
+			else if (ExecutorLeaseScheduler.this.phase == RUNNING) {
+				this.due = due;
+				push(this);
+			}
+		}
+
+		@Override
+		public void disarm() {
+			Assert.state(onSchedulingThread(), "A timer is disarmed on the scheduling thread");
+			if (this.index >= 0) {
+				removeAt(this.index);
+			}
+		}
+
 	}
 
 	/**
@@ -188,6 +456,9 @@ public final class ExecutorLeaseScheduler implements LeaseScheduler, AutoCloseab
 			}
 			try {
 				LeaseScheduler.complete(this.call, this.outcome);
+			}
+			catch (RuntimeException | Error ex) {
+				logger.error("Leasekeeper call failed", ex);
 			}
 			finally {
 				synchronized (this) {

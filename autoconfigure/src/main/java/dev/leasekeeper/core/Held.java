@@ -19,11 +19,16 @@ import org.jspecify.annotations.Nullable;
  * {@code null}
  * @param validUntil until when the engine vouches for it ({@link Instant#MAX} when it
  * does not expire)
+ * @param grantExpiry the grant's own expiry ({@link Grant#expiry()}), or {@code null}
+ * @param ownExpiry the grant's expiry as bounded by the renewal in flight, or
+ * {@code null}
+ * @param expiry the effective expiry (the earlier of its own and its token's), or
+ * {@code null}
  * @author Leasekeeper
  */
 record Held(Grant grant, int generation, int tokenGeneration, @Nullable Instant tokenExpiry,
 		@Nullable Instant tokenValidUntil, @Nullable Instant goneAt, @Nullable Instant renewalSentAt,
-		Instant validUntil) {
+		Instant validUntil, @Nullable Instant grantExpiry, @Nullable Instant ownExpiry, @Nullable Instant expiry) {
 
 	/**
 	 * Vault truncates the issue time and the present to whole seconds when it caps a
@@ -34,38 +39,11 @@ record Held(Grant grant, int generation, int tokenGeneration, @Nullable Instant 
 
 	static Held of(Grant grant, int generation, int tokenGeneration, @Nullable Instant tokenExpiry,
 			@Nullable Instant tokenValidUntil, RenewalSchedule schedule) {
-		return new Held(grant, generation, tokenGeneration, tokenExpiry, tokenValidUntil, null, null, Instant.MAX)
-			.revalidated(schedule);
-	}
-
-	/**
-	 * Return the effective expiry: the earlier of the grant's own and its token's.
-	 */
-	@Nullable Instant expiry() {
-		Instant own = ownExpiry();
-		if (own == null) {
-			return this.tokenExpiry;
-		}
-		return (this.tokenExpiry != null && this.tokenExpiry.isBefore(own)) ? this.tokenExpiry : own;
-	}
-
-	/**
-	 * Return the grant's own expiry, as early as a renewal still unanswered may have made
-	 * it.
-	 */
-	@Nullable Instant ownExpiry() {
-		Instant own = this.grant.expiry();
-		if (own == null || this.renewalSentAt == null) {
-			return own;
-		}
-		Instant floor = own.minus(STORE_GRANULARITY);
-		Instant sent = this.renewalSentAt.plus(STORE_GRANULARITY);
-		Instant bound = sent.isAfter(floor) ? sent : floor;
-		return bound.isBefore(own) ? bound : own;
+		return create(grant, generation, tokenGeneration, tokenExpiry, tokenValidUntil, null, null, schedule);
 	}
 
 	boolean expires() {
-		return expiry() != null;
+		return this.expiry != null;
 	}
 
 	boolean isValidAt(Instant now) {
@@ -77,49 +55,67 @@ record Held(Grant grant, int generation, int tokenGeneration, @Nullable Instant 
 	}
 
 	Held withGrant(Grant renewed, RenewalSchedule schedule) {
-		return new Held(renewed, this.generation, this.tokenGeneration, this.tokenExpiry, this.tokenValidUntil,
-				this.goneAt, null, this.validUntil)
-			.revalidated(schedule);
+		return create(renewed, this.generation, this.tokenGeneration, this.tokenExpiry, this.tokenValidUntil,
+				this.goneAt, null, schedule);
 	}
 
 	Held withRenewalSentAt(@Nullable Instant sentAt, RenewalSchedule schedule) {
-		return new Held(this.grant, this.generation, this.tokenGeneration, this.tokenExpiry, this.tokenValidUntil,
-				this.goneAt, sentAt, this.validUntil)
-			.revalidated(schedule);
+		return create(this.grant, this.generation, this.tokenGeneration, this.tokenExpiry, this.tokenValidUntil,
+				this.goneAt, sentAt, schedule);
 	}
 
 	Held withToken(@Nullable Instant expiry, @Nullable Instant validUntil, RenewalSchedule schedule) {
-		return new Held(this.grant, this.generation, this.tokenGeneration, expiry, validUntil, this.goneAt,
-				this.renewalSentAt, this.validUntil)
-			.revalidated(schedule);
+		return create(this.grant, this.generation, this.tokenGeneration, expiry, validUntil, this.goneAt,
+				this.renewalSentAt, schedule);
 	}
 
 	Held goneAt(Instant instant) {
 		return new Held(this.grant, this.generation, this.tokenGeneration, this.tokenExpiry, this.tokenValidUntil,
-				instant, this.renewalSentAt, this.validUntil.isAfter(instant) ? instant : this.validUntil);
+				instant, this.renewalSentAt, this.validUntil.isAfter(instant) ? instant : this.validUntil,
+				this.grantExpiry, this.ownExpiry, this.expiry);
 	}
 
 	/**
-	 * The validity: the grant's own expiry less its buffer, never past what a renewal
-	 * still unanswered may have left, and never past the validity of its token (a secret
-	 * lease dies with the token it was obtained under).
+	 * A held grant with its expiries worked out once (they are read many times per
+	 * transition) and its validity: the grant's own expiry less its buffer, never past
+	 * what a renewal still unanswered may have left, and never past the validity of its
+	 * token (a secret lease dies with the token it was obtained under).
 	 */
-	private Held revalidated(RenewalSchedule schedule) {
-		Instant own = this.grant.expiry();
-		Instant until = (own != null) ? schedule.validUntil(own, this.grant.ttl()) : Instant.MAX;
-		Instant bounded = ownExpiry();
-		if (bounded != null && bounded.isBefore(until)) {
+	private static Held create(Grant grant, int generation, int tokenGeneration, @Nullable Instant tokenExpiry,
+			@Nullable Instant tokenValidUntil, @Nullable Instant goneAt, @Nullable Instant renewalSentAt,
+			RenewalSchedule schedule) {
+		Instant grantExpiry = grant.expiry();
+		Instant ownExpiry = bounded(grantExpiry, renewalSentAt);
+		Instant expiry = ownExpiry;
+		if (expiry == null || (tokenExpiry != null && tokenExpiry.isBefore(expiry))) {
+			expiry = tokenExpiry;
+		}
+		Instant until = (grantExpiry != null) ? schedule.validUntil(grantExpiry, grant.ttl()) : Instant.MAX;
+		if (ownExpiry != null && ownExpiry.isBefore(until)) {
 			// a lower bound of the store's expiry already: no second buffer
-			until = bounded;
+			until = ownExpiry;
 		}
-		if (this.tokenValidUntil != null && this.tokenValidUntil.isBefore(until)) {
-			until = this.tokenValidUntil;
+		if (tokenValidUntil != null && tokenValidUntil.isBefore(until)) {
+			until = tokenValidUntil;
 		}
-		if (this.goneAt != null && this.goneAt.isBefore(until)) {
-			until = this.goneAt;
+		if (goneAt != null && goneAt.isBefore(until)) {
+			until = goneAt;
 		}
-		return new Held(this.grant, this.generation, this.tokenGeneration, this.tokenExpiry, this.tokenValidUntil,
-				this.goneAt, this.renewalSentAt, until);
+		return new Held(grant, generation, tokenGeneration, tokenExpiry, tokenValidUntil, goneAt, renewalSentAt, until,
+				grantExpiry, ownExpiry, expiry);
+	}
+
+	/**
+	 * The grant's own expiry, as early as a renewal still unanswered may have made it.
+	 */
+	private static @Nullable Instant bounded(@Nullable Instant own, @Nullable Instant renewalSentAt) {
+		if (own == null || renewalSentAt == null) {
+			return own;
+		}
+		Instant floor = own.minus(STORE_GRANULARITY);
+		Instant sent = renewalSentAt.plus(STORE_GRANULARITY);
+		Instant bound = sent.isAfter(floor) ? sent : floor;
+		return bound.isBefore(own) ? bound : own;
 	}
 
 }

@@ -65,7 +65,8 @@ final class LeaseMachine {
 		step.on(input);
 		step.followToken();
 		step.capAtValidity();
-		return new Transition(step.s, List.copyOf(step.effects));
+		// the effects list is this transition's alone: handed over, not copied
+		return new Transition(step.s, step.effects);
 	}
 
 	/**
@@ -161,6 +162,12 @@ final class LeaseMachine {
 		 */
 		@Nullable Duration maxTtl;
 
+		/**
+		 * This state's snapshot, built when first asked for (by any thread: a state is
+		 * never changed once a transition returned it, and a snapshot is immutable).
+		 */
+		private @Nullable LeaseSnapshot snapshot;
+
 		State copy() {
 			State c = new State();
 			c.state = this.state;
@@ -205,6 +212,15 @@ final class LeaseMachine {
 		}
 
 		LeaseSnapshot snapshot(String name) {
+			LeaseSnapshot built = this.snapshot;
+			if (built == null) {
+				built = buildSnapshot(name);
+				this.snapshot = built;
+			}
+			return built;
+		}
+
+		private LeaseSnapshot buildSnapshot(String name) {
 			Held h = this.held;
 			Instant nextAction = (this.inFlight == null) ? this.nextAt : null;
 			if (h == null) {

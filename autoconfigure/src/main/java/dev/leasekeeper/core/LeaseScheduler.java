@@ -42,6 +42,39 @@ public interface LeaseScheduler {
 	Cancellable schedule(Instant at, Runnable task);
 
 	/**
+	 * Create a timer for one task, armed and re-armed at any instant: a lease's one
+	 * timer, moved by each transition without a new task each time. Armed and disarmed on
+	 * the scheduling thread only.
+	 * @param task what the timer runs when it fires
+	 * @return the timer, not armed
+	 */
+	default Timer timer(Runnable task) {
+		return new Timer() {
+
+			private @Nullable Cancellable scheduled;
+
+			@Override
+			public void arm(Instant at) {
+				disarm();
+				this.scheduled = schedule(at, () -> {
+					this.scheduled = null;
+					task.run();
+				});
+			}
+
+			@Override
+			public void disarm() {
+				Cancellable current = this.scheduled;
+				this.scheduled = null;
+				if (current != null) {
+					current.cancel();
+				}
+			}
+
+		};
+	}
+
+	/**
 	 * Run a blocking call on a worker thread and pass its outcome to {@code then} on the
 	 * scheduling thread. Calling it off interrupts the call if it is running (a request
 	 * to Vault, a pool's warm-up) and keeps it from starting if it has not: either way
@@ -84,6 +117,25 @@ public interface LeaseScheduler {
 	 */
 	default Clock wallClock() {
 		return Clock.systemUTC();
+	}
+
+	/**
+	 * A re-armable timer of one task ({@link #timer}).
+	 */
+	interface Timer {
+
+		/**
+		 * Arm the timer at an instant (at once if it is past), in place of the instant it
+		 * was armed at.
+		 * @param at when the task runs
+		 */
+		void arm(Instant at);
+
+		/**
+		 * Disarm the timer if it is armed.
+		 */
+		void disarm();
+
 	}
 
 }

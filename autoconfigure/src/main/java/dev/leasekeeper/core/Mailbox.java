@@ -46,15 +46,18 @@ final class Mailbox {
 
 	private final TokenBinding binding;
 
-	private final ArrayDeque<LeaseInput> inbox = new ArrayDeque<>();
+	/** Inputs waiting for the one being applied, made when first needed. */
+	private @Nullable ArrayDeque<LeaseInput> inbox;
 
 	private final CompletableFuture<LeaseSnapshot> firstGrant = new CompletableFuture<>();
 
 	private final CompletableFuture<Void> stopped = new CompletableFuture<>();
 
-	private LeaseMachine.State state = new LeaseMachine.State();
-
-	private volatile LeaseSnapshot snapshot;
+	/**
+	 * The state, replaced (never changed) by each transition: read by other threads for
+	 * its snapshot, built when first asked for.
+	 */
+	private volatile LeaseMachine.State state = new LeaseMachine.State();
 
 	private volatile @Nullable String lastErrorClass;
 
@@ -63,7 +66,13 @@ final class Mailbox {
 	/** Read by the worker threads too: an attempt abandoned meanwhile is never sent. */
 	private volatile long attempt;
 
-	private @Nullable Cancellable timer;
+	/** The lease's one timer, re-armed in place by each transition. */
+	private final LeaseScheduler.Timer timer;
+
+	/**
+	 * When the armed timer is due: its instant, or when it was armed if that was later.
+	 */
+	private @Nullable Instant timerDue;
 
 	/** This lease's call on a worker: at most one at a time (scheduling thread only). */
 	private @Nullable Cancellable running;
@@ -96,11 +105,11 @@ final class Mailbox {
 		this.consumers = consumers;
 		this.notifier = notifier;
 		this.binding = binding;
-		this.snapshot = this.state.snapshot(name);
+		this.timer = scheduler.timer(this::fired);
 	}
 
 	LeaseSnapshot snapshot() {
-		return this.snapshot;
+		return this.state.snapshot(this.name);
 	}
 
 	/** The state as it is now: read on the scheduling thread only. */
@@ -127,14 +136,19 @@ final class Mailbox {
 
 	/** Deliver an input on the scheduling thread. */
 	void deliver(LeaseInput input) {
-		this.inbox.add(input);
 		if (this.draining) {
+			// an effect of the input being applied delivered this one: it waits its turn
+			if (this.inbox == null) {
+				this.inbox = new ArrayDeque<>(4);
+			}
+			this.inbox.add(input);
 			return;
 		}
 		this.draining = true;
 		try {
+			step(input);
 			LeaseInput next;
-			while ((next = this.inbox.poll()) != null) {
+			while (this.inbox != null && (next = this.inbox.poll()) != null) {
 				step(next);
 			}
 		}
@@ -144,17 +158,16 @@ final class Mailbox {
 	}
 
 	private void step(LeaseInput input) {
-		LeaseMachine.Transition transition = this.machine.apply(this.state, input, this.scheduler.now(),
-				this.binding.tokenView());
+		Instant now = this.scheduler.now();
+		LeaseMachine.Transition transition = this.machine.apply(this.state, input, now, this.binding.tokenView());
 		this.state = transition.state();
-		this.snapshot = this.state.snapshot(this.name);
 		if (this.state.lastFailure != null) {
 			this.lastErrorClass = this.state.lastFailure.getErrorClass();
 		}
 		for (LeaseEffect effect : transition.effects()) {
 			run(effect);
 		}
-		rearm();
+		rearm(now);
 		if (this.running != null && this.interruptible
 				&& (this.state.inFlight == null || this.runningId != this.attempt)) {
 			// abandoned (its deadline passed, or the lease moved on): interrupted,
@@ -168,25 +181,25 @@ final class Mailbox {
 		}
 	}
 
-	private void rearm() {
+	private void rearm(Instant now) {
 		Instant at = this.state.timerAt();
 		if (at != null && at.equals(this.timerAt)) {
 			return;
 		}
-		if (this.timer != null) {
-			this.timer.cancel();
-			this.timer = null;
-		}
 		this.timerAt = at;
-		if (at != null) {
-			Instant armed = this.scheduler.now();
-			Instant due = at.isBefore(armed) ? armed : at;
-			this.timer = this.scheduler.schedule(at, () -> {
-				this.timer = null;
-				this.timerAt = null;
-				deliver(new LeaseInput.TimerFired(due));
-			});
+		if (at == null) {
+			this.timer.disarm();
+			return;
 		}
+		this.timerDue = at.isBefore(now) ? now : at;
+		this.timer.arm(at);
+	}
+
+	/** The lease's one timer fired. */
+	private void fired() {
+		Instant due = this.timerDue;
+		this.timerAt = null;
+		deliver(new LeaseInput.TimerFired((due != null) ? due : this.scheduler.now()));
 	}
 
 	private void run(LeaseEffect effect) {
@@ -217,9 +230,9 @@ final class Mailbox {
 		else if (effect instanceof LeaseEffect.Notice notice) {
 			if (notice instanceof LeaseEffect.Acquired) {
 				// without the credential: the future lives as long as the lease
-				this.firstGrant.complete(this.snapshot.withoutData());
+				this.firstGrant.complete(snapshot().withoutData());
 			}
-			this.notifier.notice(this.snapshot, notice);
+			this.notifier.notice(snapshot(), notice);
 		}
 	}
 
@@ -309,7 +322,7 @@ final class Mailbox {
 	private void offer(Held candidate, @Nullable Held previous) {
 		long id = ++this.attempt;
 		LeaseSnapshot candidateSnapshot = snapshotOf(candidate, LeaseState.ACTIVE);
-		LeaseSnapshot previousSnapshot = (previous != null) ? this.snapshot : null;
+		LeaseSnapshot previousSnapshot = (previous != null) ? snapshot() : null;
 		Instant bound = consumerBound(candidate, previous);
 		start(id, Op.OFFER, true, () -> {
 			Cancellable call = this.scheduler.call(() -> {
@@ -446,7 +459,7 @@ final class Mailbox {
 				logger.info(describe(this.state.held) + ": kept on shutdown ("
 						+ (!ours ? "not Leasekeeper's to revoke" : "revoke-on-shutdown is false") + ")");
 			}
-			this.notifier.stopped(this.snapshot, failure == null && Boolean.TRUE.equals(revoked));
+			this.notifier.stopped(snapshot(), failure == null && Boolean.TRUE.equals(revoked));
 			this.stopped.complete(null);
 		});
 	}

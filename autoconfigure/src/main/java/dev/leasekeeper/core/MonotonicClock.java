@@ -32,6 +32,42 @@ public final class MonotonicClock extends Clock {
 		return this.origin.plusNanos(System.nanoTime() - this.originNanos);
 	}
 
+	/**
+	 * Return the present as nanoseconds on this clock's scale (that of
+	 * {@link System#nanoTime()}), without allocating.
+	 * @return the present
+	 */
+	long nanos() {
+		return System.nanoTime();
+	}
+
+	/**
+	 * Return an instant of this clock as nanoseconds on the scale of {@link #nanos()},
+	 * saturated: an instant centuries away is {@link Long#MIN_VALUE} or
+	 * {@link Long#MAX_VALUE}.
+	 * @param at the instant
+	 * @return its nanoseconds
+	 */
+	long nanosAt(Instant at) {
+		long seconds = at.getEpochSecond() - this.origin.getEpochSecond();
+		if (seconds > 9_000_000_000L) {
+			return Long.MAX_VALUE;
+		}
+		if (seconds < -9_000_000_000L) {
+			return Long.MIN_VALUE;
+		}
+		long offset = seconds * 1_000_000_000L + (at.getNano() - this.origin.getNano());
+		long nanos = this.originNanos + offset;
+		// overflow of the sum (System.nanoTime() may be anywhere in the range)
+		if (offset > 0 && nanos < this.originNanos) {
+			return Long.MAX_VALUE;
+		}
+		if (offset < 0 && nanos > this.originNanos) {
+			return Long.MIN_VALUE;
+		}
+		return nanos;
+	}
+
 	@Override
 	public ZoneId getZone() {
 		return ZoneOffset.UTC;

@@ -37,16 +37,15 @@ final class Notifier {
 	}
 
 	void notice(LeaseSnapshot lease, Notice notice) {
-		String who = describe(lease);
 		if (notice instanceof LeaseEffect.Acquired) {
-			logger.info(who + ": obtained, expires " + lease.expiry());
+			logger.info(describe(lease) + ": obtained, expires " + lease.expiry());
 			tell((listener) -> listener.onAcquired(lease));
 		}
 		else if (notice instanceof LeaseEffect.Renewed renewed) {
 			LeaseRenewal renewal = new LeaseRenewal(lease, renewed.previousExpiry(), lease.expiry(), lease.ttl(),
 					renewed.remainingAtAttempt(), renewed.attempts(), renewed.capped());
 			if (logger.isDebugEnabled()) {
-				logger.debug(who + ": renewed, expiry " + renewed.previousExpiry() + " -> " + lease.expiry()
+				logger.debug(describe(lease) + ": renewed, expiry " + renewed.previousExpiry() + " -> " + lease.expiry()
 						+ ", granted " + lease.ttl() + ", remaining at attempt " + renewed.remainingAtAttempt()
 						+ ", attempts " + renewed.attempts());
 			}
@@ -54,7 +53,7 @@ final class Notifier {
 		}
 		else if (notice instanceof LeaseEffect.AttemptFailed failed) {
 			LeaseSourceException failure = failed.failure();
-			logger.warn(who + ": attempt " + failed.attempt() + " failed (" + failure.getErrorClass() + ": "
+			logger.warn(describe(lease) + ": attempt " + failed.attempt() + " failed (" + failure.getErrorClass() + ": "
 					+ failure.getMessage() + "), "
 					+ ((failed.nextAttemptAt() != null) ? "next attempt at " + failed.nextAttemptAt()
 							: "no further attempt")
@@ -63,32 +62,32 @@ final class Notifier {
 			tell((listener) -> listener.onFailure(lease, failure, failed.attempt(), failed.nextAttemptAt()));
 		}
 		else if (notice instanceof LeaseEffect.PathRefused refused) {
-			logger.warn(who + ": Vault refuses " + this.path + " (" + refused.failure().getErrorClass()
+			logger.warn(describe(lease) + ": Vault refuses " + this.path + " (" + refused.failure().getErrorClass()
 					+ ") although the token is valid: its policy does not allow it. Only this lease is affected;"
 					+ " next attempt at " + refused.nextAttemptAt() + ". Grant the policy, see the README");
 			tell((listener) -> listener.onFailure(lease, refused.failure(), 1, refused.nextAttemptAt()));
 		}
 		else if (notice instanceof LeaseEffect.CeilingReached ceiling) {
-			logger.info(who + ": reached its ceiling, hard expiry " + ceiling.hardExpiry() + "; "
+			logger.info(describe(lease) + ": reached its ceiling, hard expiry " + ceiling.hardExpiry() + "; "
 					+ ((this.onCeiling == CeilingAction.ROTATE) ? "rotating at " + lease.nextActionAt()
 							: "notifying only"));
 			tell((listener) -> listener.onCeilingReached(lease, ceiling.hardExpiry(), this.onCeiling));
 		}
 		else if (notice instanceof LeaseEffect.Rotated rotated) {
-			logger.info(who + ": rotated from generation " + rotated.previousGeneration() + " (" + rotated.cause()
-					+ "), expires " + lease.expiry());
+			logger.info(describe(lease) + ": rotated from generation " + rotated.previousGeneration() + " ("
+					+ rotated.cause() + "), expires " + lease.expiry());
 			tell((listener) -> listener.onRotated(lease, rotated.previousGeneration(), rotated.cause()));
 		}
 		else if (notice instanceof LeaseEffect.ReplacementRejected rejected) {
 			tell((listener) -> listener.onReplacementRejected(lease, rejected.failure()));
 		}
 		else if (notice instanceof LeaseEffect.Lost lost) {
-			logger.error(who + ": lost (" + lost.reason() + ", " + lost.errorClass() + "), valid until "
+			logger.error(describe(lease) + ": lost (" + lost.reason() + ", " + lost.errorClass() + "), valid until "
 					+ lease.validUntil());
 			tell((listener) -> listener.onLost(lease, lost.reason(), lost.errorClass()));
 		}
 		else if (notice instanceof LeaseEffect.Late late) {
-			logger.warn(who + ": its timer fired " + late.lateness() + " late"
+			logger.warn(describe(lease) + ": its timer fired " + late.lateness() + " late"
 					+ (late.pastValidity() ? ", after the validity ended: verifying the lease with Vault at once" : "")
 					+ " (a pause, a suspend or an overloaded host)");
 			tell((listener) -> listener.onTimerLate(lease, late.lateness()));

@@ -3,6 +3,7 @@ package dev.leasekeeper.core;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.random.RandomGenerator;
 
@@ -50,6 +51,8 @@ public final class RenewalSchedule {
 
 	private final RenewalPolicy policy;
 
+	private @Nullable CachedBudget cachedBudget;
+
 	/**
 	 * Create a new schedule for the given policy.
 	 * @param policy the policy
@@ -75,6 +78,17 @@ public final class RenewalSchedule {
 	 * @return the budget
 	 */
 	public Budget budget(@Nullable Duration window) {
+		// a lease asks for the same window's budget several times per renewal
+		CachedBudget cached = this.cachedBudget;
+		if (cached != null && Objects.equals(cached.window(), window)) {
+			return cached.budget();
+		}
+		Budget budget = computeBudget(window);
+		this.cachedBudget = new CachedBudget(window, budget);
+		return budget;
+	}
+
+	private Budget computeBudget(@Nullable Duration window) {
 		RenewalPolicy p = this.policy;
 		if (window == null || window.isZero()) {
 			return new Budget(p.expiryBuffer(), p.attemptTimeout(), p.retryInitialInterval(), p.retryMaxInterval());
@@ -329,6 +343,10 @@ public final class RenewalSchedule {
 
 	private static Duration max(Duration a, Duration b) {
 		return (a.compareTo(b) >= 0) ? a : b;
+	}
+
+	/** The last budget computed, with its window (immutable: safe to share). */
+	private record CachedBudget(@Nullable Duration window, Budget budget) {
 	}
 
 	/**

@@ -393,7 +393,7 @@ abstract class TransitionSupport {
 
 	void ceiling(Held held) {
 		// the grant's own expiry: its max TTL, whatever its token does
-		Instant expiry = held.grant().expiry();
+		Instant expiry = held.grantExpiry();
 		ceiling(held, (expiry != null) ? expiry : this.now);
 	}
 

@@ -5,6 +5,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.Test;
@@ -65,6 +66,75 @@ class ExecutorLeaseSchedulerTests {
 			assertThat(later.await(10, TimeUnit.SECONDS)).isTrue();
 			assertThat(cancelledRan.getCount()).isEqualTo(1);
 		}
+	}
+
+	@Test
+	void aTimerReArmedInPlaceRunsOnceAtTheInstantItWasLastArmedAt() throws Exception {
+		try (ExecutorLeaseScheduler scheduler = new ExecutorLeaseScheduler(1)) {
+			AtomicInteger runs = new AtomicInteger();
+			AtomicReference<java.time.Instant> ranAt = new AtomicReference<>();
+			AtomicReference<java.time.Instant> lastArmedAt = new AtomicReference<>();
+			CountDownLatch ran = new CountDownLatch(1);
+			scheduler.schedule(scheduler.now(), () -> {
+				LeaseScheduler.Timer timer = scheduler.timer(() -> {
+					runs.incrementAndGet();
+					ranAt.set(scheduler.now());
+					ran.countDown();
+				});
+				timer.arm(scheduler.now().plusSeconds(3600));
+				timer.arm(scheduler.now().plusMillis(10));
+				timer.disarm();
+				timer.arm(scheduler.now().plusSeconds(60));
+				lastArmedAt.set(scheduler.now().plusMillis(80));
+				timer.arm(lastArmedAt.get());
+			});
+			assertThat(ran.await(10, TimeUnit.SECONDS)).isTrue();
+			CountDownLatch later = new CountDownLatch(1);
+			scheduler.schedule(scheduler.now().plusMillis(100), later::countDown);
+			assertThat(later.await(10, TimeUnit.SECONDS)).isTrue();
+			assertThat(runs).hasValue(1);
+			assertThat(ranAt.get()).isAfterOrEqualTo(lastArmedAt.get());
+		}
+	}
+
+	@Test
+	void tasksDueAtTheSameInstantRunInTheOrderTheyWereScheduled() throws Exception {
+		try (ExecutorLeaseScheduler scheduler = new ExecutorLeaseScheduler(1)) {
+			java.util.List<Integer> order = new java.util.concurrent.CopyOnWriteArrayList<>();
+			CountDownLatch done = new CountDownLatch(200);
+			java.time.Instant at = scheduler.now().plusMillis(50);
+			for (int i = 0; i < 100; i++) {
+				int index = i;
+				scheduler.schedule(at, () -> {
+					order.add(index);
+					done.countDown();
+				});
+			}
+			scheduler.schedule(scheduler.now(), () -> {
+				// and from the scheduling thread itself, due now
+				for (int i = 100; i < 200; i++) {
+					int index = i;
+					scheduler.schedule(java.time.Instant.MIN, () -> {
+						order.add(index);
+						done.countDown();
+					});
+				}
+			});
+			assertThat(done.await(10, TimeUnit.SECONDS)).isTrue();
+			assertThat(order.subList(0, 100)).isSorted();
+			assertThat(order.subList(100, 200)).isSorted();
+			assertThat(order.indexOf(100)).isLessThan(order.indexOf(0));
+		}
+	}
+
+	@Test
+	void afterCloseNothingRunsAndSchedulingIsHarmless() throws Exception {
+		ExecutorLeaseScheduler scheduler = new ExecutorLeaseScheduler(1);
+		CountDownLatch ran = new CountDownLatch(1);
+		scheduler.schedule(scheduler.now().plusMillis(50), ran::countDown);
+		scheduler.close();
+		scheduler.schedule(scheduler.now(), ran::countDown).cancel();
+		assertThat(ran.await(200, TimeUnit.MILLISECONDS)).isFalse();
 	}
 
 	@Test
