@@ -24,11 +24,14 @@ import org.jspecify.annotations.Nullable;
  * {@code null}
  * @param expiry the effective expiry (the earlier of its own and its token's), or
  * {@code null}
+ * @param window from when the grant was requested to its effective expiry, or
+ * {@code null} when it does not expire
  * @author Leasekeeper
  */
 record Held(Grant grant, int generation, int tokenGeneration, @Nullable Instant tokenExpiry,
 		@Nullable Instant tokenValidUntil, @Nullable Instant goneAt, @Nullable Instant renewalSentAt,
-		Instant validUntil, @Nullable Instant grantExpiry, @Nullable Instant ownExpiry, @Nullable Instant expiry) {
+		Instant validUntil, @Nullable Instant grantExpiry, @Nullable Instant ownExpiry, @Nullable Instant expiry,
+		@Nullable Duration window) {
 
 	/**
 	 * Vault truncates the issue time and the present to whole seconds when it caps a
@@ -59,6 +62,14 @@ record Held(Grant grant, int generation, int tokenGeneration, @Nullable Instant 
 				this.goneAt, null, schedule);
 	}
 
+	/**
+	 * Return the effective expiry as it was before a renewal still unanswered was sent.
+	 */
+	@Nullable Instant expiryBeforeRenewal() {
+		Instant own = this.grantExpiry;
+		return (own == null || (this.tokenExpiry != null && this.tokenExpiry.isBefore(own))) ? this.tokenExpiry : own;
+	}
+
 	Held withRenewalSentAt(@Nullable Instant sentAt, RenewalSchedule schedule) {
 		return create(this.grant, this.generation, this.tokenGeneration, this.tokenExpiry, this.tokenValidUntil,
 				this.goneAt, sentAt, schedule);
@@ -72,7 +83,7 @@ record Held(Grant grant, int generation, int tokenGeneration, @Nullable Instant 
 	Held goneAt(Instant instant) {
 		return new Held(this.grant, this.generation, this.tokenGeneration, this.tokenExpiry, this.tokenValidUntil,
 				instant, this.renewalSentAt, this.validUntil.isAfter(instant) ? instant : this.validUntil,
-				this.grantExpiry, this.ownExpiry, this.expiry);
+				this.grantExpiry, this.ownExpiry, this.expiry, this.window);
 	}
 
 	/**
@@ -101,8 +112,13 @@ record Held(Grant grant, int generation, int tokenGeneration, @Nullable Instant 
 		if (goneAt != null && goneAt.isBefore(until)) {
 			until = goneAt;
 		}
+		Duration window = null;
+		if (expiry != null) {
+			window = Duration.between(grant.obtainedAt(), expiry);
+			window = window.isNegative() ? Duration.ZERO : window;
+		}
 		return new Held(grant, generation, tokenGeneration, tokenExpiry, tokenValidUntil, goneAt, renewalSentAt, until,
-				grantExpiry, ownExpiry, expiry);
+				grantExpiry, ownExpiry, expiry, window);
 	}
 
 	/**

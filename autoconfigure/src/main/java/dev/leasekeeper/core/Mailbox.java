@@ -7,12 +7,16 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletionStage;
+import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
+
+import org.springframework.util.Assert;
 
 import dev.leasekeeper.core.LeaseMachine.Op;
 
@@ -239,49 +243,88 @@ final class Mailbox {
 	private void send(Op op) {
 		long id = ++this.attempt;
 		Held held = this.state.held;
-		Grant grant = (held != null) ? held.grant() : null;
-		Instant deadline = this.state.attemptDeadline;
-		int under = this.state.sentUnder;
 		// an acquisition is never interrupted: Vault may have made the credential, and
 		// its answer is needed to use or revoke it
-		start(id, op, op != Op.ACQUIRE, () -> this.scheduler.call(() -> {
-			if (id != this.attempt || (deadline != null && !this.scheduler.now().isBefore(deadline))) {
+		start(id, op, op != Op.ACQUIRE, new Attempt(id, op, (held != null) ? held.grant() : null,
+				this.state.attemptDeadline, this.state.sentUnder));
+	}
+
+	/** One call to the store: sent on a worker, answered on the scheduling thread. */
+	private final class Attempt
+			implements Supplier<Cancellable>, Callable<Grant>, BiConsumer<@Nullable Grant, @Nullable Exception> {
+
+		private final long id;
+
+		private final Op op;
+
+		private final @Nullable Grant grant;
+
+		private final @Nullable Instant deadline;
+
+		private final int under;
+
+		Attempt(long id, Op op, @Nullable Grant grant, @Nullable Instant deadline, int under) {
+			this.id = id;
+			this.op = op;
+			this.grant = grant;
+			this.deadline = deadline;
+			this.under = under;
+		}
+
+		@Override
+		public Cancellable get() {
+			return Mailbox.this.scheduler.call(this, this);
+		}
+
+		@Override
+		public Grant call() throws LeaseSourceException {
+			if (this.id != Mailbox.this.attempt
+					|| (this.deadline != null && !Mailbox.this.scheduler.now().isBefore(this.deadline))) {
 				// it waited for a thread past its deadline, or was abandoned: never sent
 				throw LeaseSourceException.transientFailure("abandoned",
 						"not sent: its deadline passed while it waited for a thread", null);
 			}
-			return switch (op) {
-				case ACQUIRE -> this.source.acquire();
-				case RENEW -> this.source.renew(grant, this.increment);
-				case VERIFY -> this.source.lookup(grant);
+			return switch (this.op) {
+				case ACQUIRE -> Mailbox.this.source.acquire();
+				case RENEW -> Mailbox.this.source.renew(held(), Mailbox.this.increment);
+				case VERIFY -> Mailbox.this.source.lookup(held());
 				case OFFER -> throw new IllegalStateException("an offer is not sent to the store");
 			};
-		}, (result, failure) -> {
-			if (id != this.attempt && op == Op.ACQUIRE && result != null && this.waitingOp == Op.ACQUIRE
-					&& this.waitingUnder == under) {
+		}
+
+		private Grant held() {
+			Assert.state(this.grant != null, "No grant is held");
+			return this.grant;
+		}
+
+		@Override
+		public void accept(@Nullable Grant result, @Nullable Exception failure) {
+			if (this.id != Mailbox.this.attempt && this.op == Op.ACQUIRE && result != null
+					&& Mailbox.this.waitingOp == Op.ACQUIRE && Mailbox.this.waitingUnder == this.under) {
 				// an abandoned acquisition answered while the next one waits for it: its
 				// grant (counted from when it was sent) is that one's answer, and Vault
 				// is not asked twice
-				this.running = null;
-				this.waiting = null;
-				this.waitingOp = null;
-				deliver(new LeaseInput.Answered(op, result));
+				Mailbox.this.running = null;
+				Mailbox.this.waiting = null;
+				Mailbox.this.waitingOp = null;
+				deliver(new LeaseInput.Answered(this.op, result));
 				return;
 			}
 			finished();
-			if (id != this.attempt) {
-				if (op == Op.ACQUIRE && result != null) {
+			if (this.id != Mailbox.this.attempt) {
+				if (this.op == Op.ACQUIRE && result != null) {
 					revokeQuietly(result);
 				}
 				return;
 			}
 			if (failure == null && result != null) {
-				deliver(new LeaseInput.Answered(op, result));
+				deliver(new LeaseInput.Answered(this.op, result));
 			}
 			else {
-				deliver(new LeaseInput.Failed(op, classify(failure)));
+				deliver(new LeaseInput.Failed(this.op, classify(failure)));
 			}
-		}));
+		}
+
 	}
 
 	/**
@@ -291,21 +334,22 @@ final class Mailbox {
 	 * connection per lease, and a recovery meets at most one request per lease.
 	 */
 	private void start(long id, Op op, boolean interruptible, Supplier<Cancellable> call) {
-		Runnable dispatch = () -> {
-			this.runningId = id;
-			this.interruptible = interruptible;
-			this.running = call.get();
-		};
 		if (this.running != null) {
 			if (this.interruptible) {
 				this.running.cancel();
 			}
-			this.waiting = dispatch;
+			this.waiting = () -> dispatch(id, interruptible, call);
 			this.waitingOp = op;
 			this.waitingUnder = this.state.sentUnder;
 			return;
 		}
-		dispatch.run();
+		dispatch(id, interruptible, call);
+	}
+
+	private void dispatch(long id, boolean interruptible, Supplier<Cancellable> call) {
+		this.runningId = id;
+		this.interruptible = interruptible;
+		this.running = call.get();
 	}
 
 	/** The running call returned: the one waiting for it may start. */

@@ -80,7 +80,7 @@ public final class RenewalSchedule {
 	public Budget budget(@Nullable Duration window) {
 		// a lease asks for the same window's budget several times per renewal
 		CachedBudget cached = this.cachedBudget;
-		if (cached != null && Objects.equals(cached.window(), window)) {
+		if (cached != null && (cached.window() == window || Objects.equals(cached.window(), window))) {
 			return cached.budget();
 		}
 		Budget budget = computeBudget(window);
@@ -138,24 +138,6 @@ public final class RenewalSchedule {
 	 */
 	public Instant nextRenewal(Grant grant, RandomGenerator random) {
 		return at(grant, renewFraction(grant.ttl()) - this.policy.jitter() * random.nextDouble());
-	}
-
-	/**
-	 * Return the instant at which a replacement for a grant at its ceiling is acquired:
-	 * drawn uniformly between {@code now} and the renewal point of the grant's window, so
-	 * that a fleet that reached its ceilings together does not rotate together.
-	 * @param grant the last grant, which showed the ceiling
-	 * @param random the source of randomness
-	 * @param now the present
-	 * @return the instant, never before {@code now}
-	 */
-	public Instant rotation(Grant grant, RandomGenerator random, Instant now) {
-		Instant latest = at(grant, renewFraction(grant.ttl()));
-		if (!latest.isAfter(now)) {
-			return now;
-		}
-		long span = Duration.between(now, latest).toNanos();
-		return now.plusNanos((long) (span * random.nextDouble()));
 	}
 
 	/**

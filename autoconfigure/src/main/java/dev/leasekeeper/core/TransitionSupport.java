@@ -373,10 +373,11 @@ abstract class TransitionSupport {
 			return;
 		}
 		if (this.s.state == LeaseState.ACTIVE) {
-			plan(Next.RENEW, this.schedule.nextRenewal(held.grant(), random()));
+			planRenewal(this.schedule.nextRenewal(held.grant(), random()));
 		}
 		else if (this.s.state == LeaseState.CEILING) {
-			plan(Next.ACQUIRE, this.schedule.rotation(held.grant(), random(), this.now));
+			// a slot rotation keeps its slot: where the next renewal would have been
+			plan(Next.ACQUIRE, this.schedule.nextRenewal(held.grant(), random()));
 		}
 	}
 
@@ -461,12 +462,8 @@ abstract class TransitionSupport {
 
 	@Nullable Duration window() {
 		Held held = this.s.held;
-		Instant expiry = (held != null) ? held.expiry() : null;
-		if (expiry == null) {
-			return this.s.fullTtl;
-		}
-		Duration window = Duration.between(held.grant().obtainedAt(), expiry);
-		return window.isNegative() ? Duration.ZERO : window;
+		Duration window = (held != null) ? held.window() : null;
+		return (window != null) ? window : this.s.fullTtl;
 	}
 
 	void recordFailure(LeaseSourceException failure) {

@@ -309,7 +309,7 @@ final class Transitions extends TransitionSupport {
 		}
 		checkWindow();
 		// as held before this renewal was sent, not as an unanswered renewal bounded it
-		Instant previousExpiry = previous.withRenewalSentAt(null, this.schedule).expiry();
+		Instant previousExpiry = previous.expiryBeforeRenewal();
 		Duration remaining = (previousExpiry != null) ? Duration.between(grant.obtainedAt(), previousExpiry)
 				: Duration.ZERO;
 		this.effects.add(new LeaseEffect.Renewed(previousExpiry, remaining.isNegative() ? Duration.ZERO : remaining,

@@ -137,24 +137,6 @@ class RenewalScheduleTests {
 	}
 
 	@Test
-	void rotationIsDrawnBetweenNowAndTheRenewalPointOfTheLastWindow() {
-		SplittableRandom random = new SplittableRandom(9);
-		Instant now = T0.plus(Duration.ofMinutes(1));
-		Grant capped = Grant.of("l", Duration.ofMinutes(30), true, T0);
-		Instant latest = T0.plus(seconds(0.67 * 1800));
-		Instant earliestSeen = latest;
-		Instant latestSeen = now;
-		for (int i = 0; i < 2000; i++) {
-			Instant at = this.schedule.rotation(capped, random, now);
-			assertThat(at).isBetween(now, latest);
-			earliestSeen = at.isBefore(earliestSeen) ? at : earliestSeen;
-			latestSeen = at.isAfter(latestSeen) ? at : latestSeen;
-		}
-		assertThat(Duration.between(now, earliestSeen)).isLessThan(Duration.ofSeconds(30));
-		assertThat(Duration.between(latestSeen, latest)).isLessThan(Duration.ofSeconds(30));
-	}
-
-	@Test
 	void attemptTimeoutIsNeverLongerThanTheTimeLeft() {
 		assertThat(this.schedule.attemptTimeout(T0, T0.plusSeconds(3), HOUR)).isEqualTo(Duration.ofSeconds(3));
 		assertThat(this.schedule.attemptTimeout(T0, T0.plusSeconds(30), HOUR)).isEqualTo(Duration.ofSeconds(10));

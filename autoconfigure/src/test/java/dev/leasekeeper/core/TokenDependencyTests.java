@@ -57,6 +57,59 @@ class TokenDependencyTests {
 	}
 
 	@Test
+	void underAShortLivedTokenALaterGenerationStillRotatesInItsOwnRenewalSlot() {
+		// the secret's role: 1 h TTL, 2.5 h max TTL (learnt at generation 1's capped
+		// answer); its token lives 20 min, so every planned action falls after the
+		// token's validity and is planned again each time the token is renewed
+		this.fixture.vault.role("orders", HOUR, Duration.ofMinutes(150));
+		this.token = ManagedLease
+			.builder("token", this.fixture.vault.tokens(Duration.ofMinutes(20), Duration.ofHours(768)),
+					this.fixture.scheduler)
+			.policy(this.noSpread)
+			.random(new SplittableRandom(7))
+			.build();
+		List<Duration> rotatedAfterLastGrant = new ArrayList<>();
+		ManagedLease secret = ManagedLease
+			.builder("secret", this.fixture.vault.secrets("orders", this::currentToken), this.fixture.scheduler)
+			.token(this.token)
+			.policy(this.noSpread)
+			.listener(new LeaseListener() {
+
+				private Instant lastGrant;
+
+				@Override
+				public void onAcquired(LeaseSnapshot lease) {
+					this.lastGrant = lease.obtainedAt();
+				}
+
+				@Override
+				public void onRenewed(LeaseRenewal renewal) {
+					this.lastGrant = renewal.lease().obtainedAt();
+				}
+
+				@Override
+				public void onRotated(LeaseSnapshot lease, int previousGeneration, RotationCause cause) {
+					if (previousGeneration > 1) {
+						rotatedAfterLastGrant.add(Duration.between(this.lastGrant, lease.obtainedAt()));
+					}
+					this.lastGrant = lease.obtainedAt();
+				}
+
+			})
+			.random(new SplittableRandom(11))
+			.build();
+		secret.start();
+		this.token.start();
+		this.fixture.advance(Duration.ofHours(7));
+		// from generation 2 on the ceiling is known: each rotates where its next renewal
+		// would have been (0.67 of the last grant's hour, less at most the 1 % jitter),
+		// keeping a full renewal's outage budget; not at a draw between a token renewal
+		// and that slot
+		assertThat(rotatedAfterLastGrant).hasSizeGreaterThanOrEqualTo(2)
+			.allSatisfy((age) -> assertThat(age).isGreaterThanOrEqualTo(Duration.ofSeconds(3600 * 66 / 100 - 1)));
+	}
+
+	@Test
 	void secretLeasesAreObtainedOnceTheirTokenHoldsAGrant() {
 		start(HOUR, Duration.ofHours(4), 3);
 		assertThat(this.token.current().generation()).isEqualTo(1);
