@@ -63,6 +63,10 @@ public final class ExecutorLeaseScheduler implements LeaseScheduler, AutoCloseab
 	/** Timers by due time, then by when they were armed (scheduling thread only). */
 	private Entry[] heap = new Entry[64];
 
+	private long[] dues = new long[64];
+
+	private long[] sequences = new long[64];
+
 	private int size;
 
 	private long sequence;
@@ -233,7 +237,7 @@ public final class ExecutorLeaseScheduler implements LeaseScheduler, AutoCloseab
 	/** One round: the timers due, then the work handed over and the work due now. */
 	private void runDue() {
 		long now = this.clock.nanos();
-		while (this.size > 0 && this.heap[0].due <= now && this.phase != STOPPED) {
+		while (this.size > 0 && this.dues[0] <= now && this.phase != STOPPED) {
 			Entry entry = pop();
 			run(entry);
 		}
@@ -272,7 +276,7 @@ public final class ExecutorLeaseScheduler implements LeaseScheduler, AutoCloseab
 				LockSupport.park(this);
 			}
 			else {
-				long wait = this.heap[0].due - this.clock.nanos();
+				long wait = this.dues[0] - this.clock.nanos();
 				if (wait > 0) {
 					LockSupport.parkNanos(this, wait);
 				}
@@ -287,12 +291,13 @@ public final class ExecutorLeaseScheduler implements LeaseScheduler, AutoCloseab
 
 	private void push(Entry entry) {
 		if (this.size == this.heap.length) {
-			this.heap = Arrays.copyOf(this.heap, this.size * 2);
+			int capacity = this.size * 2;
+			this.heap = Arrays.copyOf(this.heap, capacity);
+			this.dues = Arrays.copyOf(this.dues, capacity);
+			this.sequences = Arrays.copyOf(this.sequences, capacity);
 		}
 		entry.sequence = this.sequence++;
-		entry.index = this.size;
-		this.heap[this.size++] = entry;
-		siftUp(entry.index);
+		siftUp(this.size++, entry);
 	}
 
 	private Entry pop() {
@@ -305,59 +310,85 @@ public final class ExecutorLeaseScheduler implements LeaseScheduler, AutoCloseab
 		Entry removed = this.heap[index];
 		removed.index = -1;
 		int last = --this.size;
+		Entry moved = this.heap[last];
+		this.heap[last] = null;
 		if (index != last) {
-			Entry moved = this.heap[last];
-			this.heap[index] = moved;
-			moved.index = index;
-			this.heap[last] = null;
-			siftDown(index);
+			siftDown(index, moved);
 			if (this.heap[index] == moved) {
-				siftUp(index);
+				siftUp(index, moved);
 			}
-		}
-		else {
-			this.heap[last] = null;
 		}
 	}
 
-	private void siftUp(int index) {
-		Entry entry = this.heap[index];
+	/** Move an entry to its place after its due time changed. */
+	private void rekey(Entry entry) {
+		int index = entry.index;
+		siftDown(index, entry);
+		if (this.heap[index] == entry) {
+			siftUp(index, entry);
+		}
+	}
+
+	/*
+	 * A four-ary heap whose keys (due time, then sequence) sit in arrays of their own:
+	 * half the levels of a binary heap, and the comparisons read no entry.
+	 */
+
+	private void siftUp(int index, Entry entry) {
+		long due = entry.due;
+		long sequence = entry.sequence;
 		while (index > 0) {
-			int parent = (index - 1) >>> 1;
-			Entry above = this.heap[parent];
-			if (!before(entry, above)) {
+			int parent = (index - 1) >>> 2;
+			if (!before(due, sequence, this.dues[parent], this.sequences[parent])) {
 				break;
 			}
-			this.heap[index] = above;
-			above.index = index;
+			move(parent, index);
 			index = parent;
 		}
-		this.heap[index] = entry;
-		entry.index = index;
+		place(index, entry);
 	}
 
-	private void siftDown(int index) {
-		Entry entry = this.heap[index];
-		int half = this.size >>> 1;
-		while (index < half) {
-			int child = 2 * index + 1;
-			int right = child + 1;
-			if (right < this.size && before(this.heap[right], this.heap[child])) {
-				child = right;
-			}
-			if (!before(this.heap[child], entry)) {
+	private void siftDown(int index, Entry entry) {
+		long due = entry.due;
+		long sequence = entry.sequence;
+		while (true) {
+			int first = 4 * index + 1;
+			if (first >= this.size) {
 				break;
 			}
-			this.heap[index] = this.heap[child];
-			this.heap[index].index = index;
-			index = child;
+			int least = first;
+			int end = Math.min(first + 4, this.size);
+			for (int child = first + 1; child < end; child++) {
+				if (before(this.dues[child], this.sequences[child], this.dues[least], this.sequences[least])) {
+					least = child;
+				}
+			}
+			if (!before(this.dues[least], this.sequences[least], due, sequence)) {
+				break;
+			}
+			move(least, index);
+			index = least;
 		}
+		place(index, entry);
+	}
+
+	private void move(int from, int to) {
+		Entry entry = this.heap[from];
+		this.heap[to] = entry;
+		this.dues[to] = this.dues[from];
+		this.sequences[to] = this.sequences[from];
+		entry.index = to;
+	}
+
+	private void place(int index, Entry entry) {
 		this.heap[index] = entry;
+		this.dues[index] = entry.due;
+		this.sequences[index] = entry.sequence;
 		entry.index = index;
 	}
 
-	private static boolean before(Entry a, Entry b) {
-		return (a.due != b.due) ? a.due < b.due : a.sequence < b.sequence;
+	private static boolean before(long due, long sequence, long otherDue, long otherSequence) {
+		return (due != otherDue) ? due < otherDue : sequence < otherSequence;
 	}
 
 	/**
@@ -399,8 +430,7 @@ public final class ExecutorLeaseScheduler implements LeaseScheduler, AutoCloseab
 			if (this.index >= 0) {
 				this.due = due;
 				this.sequence = ExecutorLeaseScheduler.this.sequence++;
-				siftDown(this.index);
-				siftUp(this.index);
+				rekey(this);
 			}
 			else if (ExecutorLeaseScheduler.this.phase == RUNNING) {
 				this.due = due;

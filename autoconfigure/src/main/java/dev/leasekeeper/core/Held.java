@@ -115,7 +115,8 @@ record Held(Grant grant, int generation, int tokenGeneration, @Nullable Instant 
 		Duration window = null;
 		if (expiry != null) {
 			window = Duration.between(grant.obtainedAt(), expiry);
-			window = window.isNegative() ? Duration.ZERO : window;
+			// most often the TTL itself: kept once, not twice
+			window = window.isNegative() ? Duration.ZERO : window.equals(grant.ttl()) ? grant.ttl() : window;
 		}
 		return new Held(grant, generation, tokenGeneration, tokenExpiry, tokenValidUntil, goneAt, renewalSentAt, until,
 				grantExpiry, ownExpiry, expiry, window);

@@ -2,8 +2,11 @@ package dev.leasekeeper.core;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.random.RandomGenerator;
 
 import org.jspecify.annotations.Nullable;
@@ -46,6 +49,37 @@ final class LeaseMachine {
 		this.settings = settings;
 		this.schedule = settings.schedule();
 		this.random = random;
+	}
+
+	/**
+	 * Machines by policy and settings, for the leases that draw from the shared random.
+	 */
+	private static final Map<List<Object>, LeaseMachine> shared = new ConcurrentHashMap<>();
+
+	private static final int MOST_SHARED = 256;
+
+	/**
+	 * Return a machine for these settings: one shared by every lease with the same policy
+	 * and settings when {@code random} is {@link ThreadLocalRandom}'s (a machine holds no
+	 * lease's state), a machine of its own otherwise.
+	 */
+	static LeaseMachine of(RenewalPolicy policy, @Nullable Duration increment, CeilingAction onCeiling,
+			boolean reacquireOnLoss, boolean revokeReplaced, boolean dependent, RandomGenerator random) {
+		if (random != ThreadLocalRandom.current()) {
+			return new LeaseMachine(new Settings(new RenewalSchedule(policy), increment, onCeiling, reacquireOnLoss,
+					revokeReplaced, dependent), random);
+		}
+		List<Object> key = Arrays.asList(policy, increment, onCeiling, reacquireOnLoss, revokeReplaced, dependent);
+		LeaseMachine machine = shared.get(key);
+		if (machine == null) {
+			machine = new LeaseMachine(new Settings(new RenewalSchedule(policy), increment, onCeiling, reacquireOnLoss,
+					revokeReplaced, dependent), random);
+			if (shared.size() < MOST_SHARED) {
+				LeaseMachine first = shared.putIfAbsent(key, machine);
+				machine = (first != null) ? first : machine;
+			}
+		}
+		return machine;
 	}
 
 	Settings settings() {

@@ -30,7 +30,7 @@ import dev.leasekeeper.core.LeaseMachine.Op;
  *
  * @author Leasekeeper
  */
-final class Mailbox {
+final class Mailbox implements Runnable {
 
 	private static final Log logger = LogFactory.getLog(Mailbox.class);
 
@@ -55,7 +55,8 @@ final class Mailbox {
 
 	private final CompletableFuture<LeaseSnapshot> firstGrant = new CompletableFuture<>();
 
-	private final CompletableFuture<Void> stopped = new CompletableFuture<>();
+	/** Made when first asked for: most leases are stopped once, at shutdown. */
+	private @Nullable CompletableFuture<Void> stopped;
 
 	/**
 	 * The state, replaced (never changed) by each transition: read by other threads for
@@ -87,7 +88,10 @@ final class Mailbox {
 	private boolean interruptible;
 
 	/** Replaced grants released by their consumers, revoked at a later instant. */
-	private final List<Held> delayed = new ArrayList<>();
+	private @Nullable List<Held> delayed;
+
+	/** When the running offer is interrupted if the consumers still have not taken it. */
+	private @Nullable Cancellable offerBound;
 
 	/** The next call, started once the running one has returned. */
 	private @Nullable Runnable waiting;
@@ -109,7 +113,7 @@ final class Mailbox {
 		this.consumers = consumers;
 		this.notifier = notifier;
 		this.binding = binding;
-		this.timer = scheduler.timer(this::fired);
+		this.timer = scheduler.timer(this);
 	}
 
 	LeaseSnapshot snapshot() {
@@ -129,7 +133,10 @@ final class Mailbox {
 		return this.firstGrant;
 	}
 
-	CompletableFuture<Void> stopped() {
+	synchronized CompletableFuture<Void> stopped() {
+		if (this.stopped == null) {
+			this.stopped = new CompletableFuture<>();
+		}
 		return this.stopped;
 	}
 
@@ -200,7 +207,8 @@ final class Mailbox {
 	}
 
 	/** The lease's one timer fired. */
-	private void fired() {
+	@Override
+	public void run() {
 		Instant due = this.timerDue;
 		this.timerAt = null;
 		deliver(new LeaseInput.TimerFired((due != null) ? due : this.scheduler.now()));
@@ -374,7 +382,7 @@ final class Mailbox {
 				return Boolean.TRUE;
 			}, (result, rejection) -> offered(id, candidate, rejection));
 			if (bound != null) {
-				this.scheduler.schedule(bound, () -> {
+				this.offerBound = this.scheduler.schedule(bound, () -> {
 					if (this.running == call) {
 						logger.warn(describe(candidate) + ": a consumer still had not taken the new grant when "
 								+ ((previous != null) ? "the current one" : "it") + " ran out; interrupting it");
@@ -400,6 +408,11 @@ final class Mailbox {
 	}
 
 	private void offered(long id, Held candidate, @Nullable Exception rejection) {
+		// the bound of this offer goes with it (the next call's is set once it starts)
+		if (this.offerBound != null) {
+			this.offerBound.cancel();
+			this.offerBound = null;
+		}
 		finished();
 		if (id != this.attempt) {
 			revokeQuietly(candidate.grant());
@@ -431,9 +444,12 @@ final class Mailbox {
 	private void revokeReleased(Held replaced, boolean revoke, @Nullable Instant revokeAt) {
 		if (revoke && revokeAt != null && revokeAt.isAfter(this.scheduler.now())
 				&& this.state.state != LeaseState.REVOKED) {
+			if (this.delayed == null) {
+				this.delayed = new ArrayList<>(2);
+			}
 			this.delayed.add(replaced);
 			this.scheduler.schedule(revokeAt, () -> {
-				if (this.delayed.remove(replaced)) {
+				if (this.delayed != null && this.delayed.remove(replaced)) {
 					revokeNow(replaced, true);
 				}
 			});
@@ -473,8 +489,8 @@ final class Mailbox {
 	private void shutdown(boolean revoke, @Nullable Grant held) {
 		List<Held> awaiting = this.binding.takeDeferred();
 		// replaced grants whose revocation was spread out go now: nobody uses them
-		List<Held> spread = List.copyOf(this.delayed);
-		this.delayed.clear();
+		List<Held> spread = (this.delayed != null) ? List.copyOf(this.delayed) : List.of();
+		this.delayed = null;
 		boolean ours = this.source.revokes();
 		this.scheduler.call(() -> {
 			for (Held replaced : spread) {
@@ -504,7 +520,7 @@ final class Mailbox {
 						+ (!ours ? "not Leasekeeper's to revoke" : "revoke-on-shutdown is false") + ")");
 			}
 			this.notifier.stopped(snapshot(), failure == null && Boolean.TRUE.equals(revoked));
-			this.stopped.complete(null);
+			stopped().complete(null);
 		});
 	}
 

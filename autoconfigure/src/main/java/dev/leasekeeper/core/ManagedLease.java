@@ -3,8 +3,8 @@ package dev.leasekeeper.core;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.random.RandomGenerator;
 
 import org.jspecify.annotations.Nullable;
@@ -50,14 +50,13 @@ public final class ManagedLease implements LeaseRenewer {
 		this.source = builder.source;
 		this.scheduler = builder.scheduler;
 		this.binding = new TokenBinding(builder.token, builder.followedToken);
-		RenewalSchedule schedule = new RenewalSchedule(builder.policy);
-		LeaseMachine machine = new LeaseMachine(
-				new LeaseMachine.Settings(schedule, builder.increment, builder.onCeiling, builder.reacquireOnLoss,
-						builder.revokeReplaced, builder.token != null || builder.followedToken != null),
+		LeaseMachine machine = LeaseMachine.of(builder.policy, builder.increment, builder.onCeiling,
+				builder.reacquireOnLoss, builder.revokeReplaced, builder.token != null || builder.followedToken != null,
 				builder.random);
-		Notifier notifier = new Notifier(this.name, this.source.describe(), builder.onCeiling, builder.listeners);
+		List<LeaseListener> listeners = List.copyOf(builder.listeners);
+		Notifier notifier = new Notifier(this.name, this.source.describe(), builder.onCeiling, listeners);
 		this.mailbox = new Mailbox(this.name, this.source, this.scheduler, machine, builder.increment,
-				new RotationSequence(builder.listeners), notifier, this.binding);
+				new RotationSequence(listeners), notifier, this.binding);
 		this.binding.attach(this.mailbox, this);
 	}
 
@@ -194,7 +193,8 @@ public final class ManagedLease implements LeaseRenewer {
 
 		private final List<LeaseListener> listeners = new ArrayList<>();
 
-		private RandomGenerator random = new SplittableRandom();
+		/** Shared by default: each thread that draws from it has its own state. */
+		private RandomGenerator random = ThreadLocalRandom.current();
 
 		private @Nullable ManagedLease token;
 

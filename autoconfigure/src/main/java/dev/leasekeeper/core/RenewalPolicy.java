@@ -95,7 +95,14 @@ public record RenewalPolicy(double renewAt, double firstRenewalSpread, double ji
 	 * @return the defaults
 	 */
 	public static RenewalPolicy defaults() {
-		return builder().build();
+		return Defaults.POLICY;
+	}
+
+	/** The defaults, built once: a policy is immutable, so every lease may share it. */
+	private static final class Defaults {
+
+		static final RenewalPolicy POLICY = builder().build();
+
 	}
 
 	/**

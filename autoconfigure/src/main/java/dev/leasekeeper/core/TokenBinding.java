@@ -3,7 +3,6 @@ package dev.leasekeeper.core;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.jspecify.annotations.Nullable;
 
@@ -23,9 +22,11 @@ final class TokenBinding {
 
 	private final @Nullable ManagedLease token;
 
-	private final List<ManagedLease> dependents = new CopyOnWriteArrayList<>();
+	/** Replaced as a whole when a dependent is added: read on the scheduling thread. */
+	private volatile List<ManagedLease> dependents = List.of();
 
-	private final List<Held> deferred = new ArrayList<>();
+	/** Replaced tokens waiting for their dependents, made when first needed. */
+	private @Nullable List<Held> deferred;
 
 	private final @Nullable FollowedToken followed;
 
@@ -39,11 +40,17 @@ final class TokenBinding {
 	void attach(Mailbox own, ManagedLease lease) {
 		this.own = own;
 		if (this.token != null) {
-			this.token.binding().dependents.add(lease);
+			this.token.binding().addDependent(lease);
 		}
 		else if (this.followed != null) {
 			this.followed.attach(lease);
 		}
+	}
+
+	private synchronized void addDependent(ManagedLease lease) {
+		List<ManagedLease> added = new ArrayList<>(this.dependents);
+		added.add(lease);
+		this.dependents = List.copyOf(added);
 	}
 
 	@Nullable ManagedLease token() {
@@ -88,6 +95,9 @@ final class TokenBinding {
 		if (this.dependents.isEmpty()) {
 			return false;
 		}
+		if (this.deferred == null) {
+			this.deferred = new ArrayList<>(2);
+		}
 		this.deferred.add(replaced);
 		return true;
 	}
@@ -96,6 +106,9 @@ final class TokenBinding {
 	 * The replaced tokens still waiting for their dependents, handed over on shutdown.
 	 */
 	List<Held> takeDeferred() {
+		if (this.deferred == null) {
+			return List.of();
+		}
 		List<Held> held = List.copyOf(this.deferred);
 		this.deferred.clear();
 		return held;
@@ -113,7 +126,7 @@ final class TokenBinding {
 
 	private void revokeIfMoved() {
 		Mailbox mailbox = this.own;
-		if (this.deferred.isEmpty() || mailbox == null) {
+		if (this.deferred == null || this.deferred.isEmpty() || mailbox == null) {
 			return;
 		}
 		int current = mailbox.state().generation;

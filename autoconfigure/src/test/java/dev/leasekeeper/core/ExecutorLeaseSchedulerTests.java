@@ -128,6 +128,48 @@ class ExecutorLeaseSchedulerTests {
 	}
 
 	@Test
+	void thousandsOfTimersArmedMovedAndDisarmedFireInTheOrderOfTheirInstants() throws Exception {
+		try (ExecutorLeaseScheduler scheduler = new ExecutorLeaseScheduler(1)) {
+			java.util.List<java.time.Instant> fired = new java.util.ArrayList<>();
+			java.util.List<java.time.Instant> expected = new java.util.ArrayList<>();
+			CountDownLatch armed = new CountDownLatch(1);
+			scheduler.schedule(scheduler.now(), () -> {
+				java.util.SplittableRandom random = new java.util.SplittableRandom(42);
+				java.time.Instant start = scheduler.now().plusMillis(100);
+				for (int i = 0; i < 3000; i++) {
+					java.time.Instant[] at = new java.time.Instant[1];
+					LeaseScheduler.Timer timer = scheduler.timer(() -> fired.add(at[0]));
+					int moves = random.nextInt(4);
+					for (int move = 0; move <= moves; move++) {
+						at[0] = start.plusNanos(random.nextLong(300_000_000L));
+						timer.arm(at[0]);
+					}
+					if (random.nextInt(5) == 0) {
+						timer.disarm();
+					}
+					else {
+						expected.add(at[0]);
+					}
+				}
+				armed.countDown();
+			});
+			assertThat(armed.await(10, TimeUnit.SECONDS)).isTrue();
+			CountDownLatch after = new CountDownLatch(1);
+			scheduler.schedule(scheduler.now().plusMillis(600), after::countDown);
+			assertThat(after.await(10, TimeUnit.SECONDS)).isTrue();
+			CountDownLatch read = new CountDownLatch(1);
+			java.util.List<java.time.Instant> seen = new java.util.ArrayList<>();
+			scheduler.schedule(scheduler.now(), () -> {
+				seen.addAll(fired);
+				read.countDown();
+			});
+			assertThat(read.await(10, TimeUnit.SECONDS)).isTrue();
+			expected.sort(null);
+			assertThat(seen).containsExactlyElementsOf(expected);
+		}
+	}
+
+	@Test
 	void afterCloseNothingRunsAndSchedulingIsHarmless() throws Exception {
 		ExecutorLeaseScheduler scheduler = new ExecutorLeaseScheduler(1);
 		CountDownLatch ran = new CountDownLatch(1);
