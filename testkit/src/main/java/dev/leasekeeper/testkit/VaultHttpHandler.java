@@ -31,7 +31,8 @@ final class VaultHttpHandler implements HttpHandler {
 
 	/** The mounts, with the {@code mount_type} Vault names each. */
 	private static final Map<String, String> MOUNTS = Map.of("sys/", "system", "auth/token/", "token", "auth/approle/",
-			"approle", "database/", "database", "cubbyhole/", "cubbyhole", "identity/", "identity");
+			"approle", "auth/kubernetes/", "kubernetes", "database/", "database", "cubbyhole/", "cubbyhole",
+			"identity/", "identity");
 
 	private final VaultModel model;
 
@@ -116,6 +117,11 @@ final class VaultHttpHandler implements HttpHandler {
 			requireMethod(method, "POST", "PUT");
 			VaultModel.Token token = this.model.login(string(body, "role_id"), string(body, "secret_id"));
 			return ok(authResponse(token, List.of(), "approle"));
+		}
+		if (path.equals("auth/kubernetes/login")) {
+			requireMethod(method, "POST", "PUT");
+			VaultModel.Token token = this.model.kubernetesLogin(string(body, "role"), string(body, "jwt"));
+			return ok(authResponse(token, List.of(), "kubernetes"));
 		}
 		VaultModel.Token caller = this.model.authenticate(tokenId);
 		this.model.authorize(caller, path, capability(method, path));

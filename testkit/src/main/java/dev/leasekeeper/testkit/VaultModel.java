@@ -48,6 +48,14 @@ final class VaultModel {
 
 	private final Map<String, AppRole> appRoles = new ConcurrentHashMap<>();
 
+	/**
+	 * Kubernetes auth roles by name, as {@code auth/kubernetes/role/<name>} defines them.
+	 */
+	private final Map<String, KubernetesRole> kubernetesRoles = new ConcurrentHashMap<>();
+
+	/** The service account tokens the cluster has issued and not invalidated, by JWT. */
+	private final Map<String, ServiceAccount> serviceAccountTokens = new ConcurrentHashMap<>();
+
 	private final java.util.Set<String> secrets = ConcurrentHashMap.newKeySet();
 
 	private final Map<String, Policy> policies = new ConcurrentHashMap<>();
@@ -136,6 +144,112 @@ final class VaultModel {
 		this.appRoles.put(roleId,
 				new AppRole(name, roleId, secretId, tokenTtl, tokenMaxTtl, tokenPeriod, sanitize(policies, true)));
 		this.secrets.add(secretId);
+	}
+
+	synchronized void kubernetesRole(String name, List<String> serviceAccountNames, List<String> namespaces,
+			Duration tokenTtl, Duration tokenMaxTtl, List<String> policies) {
+		this.kubernetesRoles.put(name, new KubernetesRole(List.copyOf(serviceAccountNames), List.copyOf(namespaces),
+				new AppRole(name, "kubernetes/" + name, "", tokenTtl, tokenMaxTtl, null, sanitize(policies, true))));
+	}
+
+	/**
+	 * Issue a service account token as the cluster does: a JWT whose claims name the
+	 * namespace and the service account (its signature is not checked: Vault's kubernetes
+	 * auth asks the cluster's TokenReview API whether the token is valid).
+	 */
+	synchronized String serviceAccountToken(String namespace, String name) {
+		String uid = java.util.UUID.randomUUID().toString();
+		java.util.Base64.Encoder base64 = java.util.Base64.getUrlEncoder().withoutPadding();
+		String header = "{\"alg\":\"RS256\",\"kid\":\"simulator\"}";
+		String claims = "{\"iss\":\"kubernetes/serviceaccount\",\"kubernetes.io/serviceaccount/namespace\":\""
+				+ namespace + "\",\"kubernetes.io/serviceaccount/service-account.name\":\"" + name
+				+ "\",\"kubernetes.io/serviceaccount/service-account.uid\":\"" + uid
+				+ "\",\"sub\":\"system:serviceaccount:" + namespace + ":" + name + "\"}";
+		String jwt = base64.encodeToString(header.getBytes(java.nio.charset.StandardCharsets.UTF_8)) + "."
+				+ base64.encodeToString(claims.getBytes(java.nio.charset.StandardCharsets.UTF_8)) + "."
+				+ randomString(43);
+		this.serviceAccountTokens.put(jwt, new ServiceAccount(namespace, name, uid));
+		this.secrets.add(jwt);
+		return jwt;
+	}
+
+	/**
+	 * The cluster no longer vouches for a service account token (rotated, or deleted).
+	 */
+	synchronized void invalidateServiceAccountToken(String jwt) {
+		this.serviceAccountTokens.remove(jwt);
+	}
+
+	/**
+	 * Log in with a service account token ({@code auth/kubernetes/login}), checked in the
+	 * order of the plugin's {@code pathLogin}: the parameters, the role, the claims
+	 * against the role's bound names and namespaces, then the cluster's TokenReview.
+	 */
+	synchronized Token kubernetesLogin(@Nullable String roleName, @Nullable String jwt) {
+		if (roleName == null || roleName.isEmpty()) {
+			throw VaultError.badRequest("missing role");
+		}
+		if (jwt == null || jwt.isEmpty()) {
+			throw VaultError.badRequest("missing jwt");
+		}
+		KubernetesRole role = this.kubernetesRoles.get(roleName);
+		if (role == null) {
+			throw VaultError.badRequest("invalid role name \"" + roleName + "\"");
+		}
+		Map<String, Object> claims = jwtClaims(jwt);
+		Object namespace = claims.get("kubernetes.io/serviceaccount/namespace");
+		Object name = claims.get("kubernetes.io/serviceaccount/service-account.name");
+		if (!bound(role.serviceAccountNames(), name)) {
+			throw new VaultError(403, "service account name not authorized");
+		}
+		if (!bound(role.namespaces(), namespace)) {
+			throw new VaultError(403, "namespace not authorized");
+		}
+		ServiceAccount account = this.serviceAccountTokens.get(jwt);
+		if (account == null) {
+			// the TokenReview failed: a token the cluster no longer vouches for
+			throw new VaultError(403, "permission denied");
+		}
+		AppRole settings = role.token();
+		Token token = new Token("hvs." + randomString(24), randomString(24), settings.policies, now(), null, null,
+				settings, null, true, null, "auth/kubernetes/login",
+				"kubernetes-" + account.namespace() + "-" + account.name(),
+				Map.of("role", roleName, "service_account_name", account.name(), "service_account_namespace",
+						account.namespace(), "service_account_secret_name", "", "service_account_uid", account.uid()));
+		token.granted = cap(token, settings.tokenTtl).ttl;
+		token.creationTtl = token.granted;
+		token.expireAt = now().plus(token.granted);
+		token.leaseId = "auth/kubernetes/login/" + randomHex(40);
+		register(token);
+		return token;
+	}
+
+	private static boolean bound(List<String> allowed, @Nullable Object value) {
+		if (allowed.contains("*")) {
+			return true;
+		}
+		return value instanceof String text && allowed.contains(text);
+	}
+
+	/**
+	 * The claims of a JWT, or a 403 as the plugin's validator answers a malformed one.
+	 */
+	private static Map<String, Object> jwtClaims(String jwt) {
+		String[] parts = jwt.split("\\.", -1);
+		if (parts.length != 3) {
+			throw new VaultError(403, "malformed JWT: expected 3 parts");
+		}
+		try {
+			byte[] json = java.util.Base64.getUrlDecoder().decode(parts[1]);
+			@SuppressWarnings("unchecked")
+			Map<String, Object> claims = tools.jackson.databind.json.JsonMapper.builder()
+				.build()
+				.readValue(json, Map.class);
+			return claims;
+		}
+		catch (IllegalArgumentException | tools.jackson.core.JacksonException ex) {
+			throw new VaultError(403, "malformed JWT: its claims are not base64url-encoded JSON");
+		}
 	}
 
 	synchronized void changeRole(String name, Duration defaultTtl, Duration maxTtl) {
@@ -575,6 +689,13 @@ final class VaultModel {
 	}
 
 	private record DatabaseRole(Duration defaultTtl, Duration maxTtl) {
+	}
+
+	/** A Kubernetes auth role: the service accounts it binds and its tokens' settings. */
+	private record KubernetesRole(List<String> serviceAccountNames, List<String> namespaces, AppRole token) {
+	}
+
+	private record ServiceAccount(String namespace, String name, String uid) {
 	}
 
 	static final class AppRole {

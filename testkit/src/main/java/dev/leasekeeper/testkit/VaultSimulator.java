@@ -289,6 +289,28 @@ public final class VaultSimulator implements AutoCloseable {
 	}
 
 	/**
+	 * Issue a service account token, as the Kubernetes cluster mounts one into a pod:
+	 * {@code auth/kubernetes/login} accepts it until it is
+	 * {@linkplain #invalidateServiceAccountToken invalidated}.
+	 * @param namespace the service account's namespace
+	 * @param name the service account's name
+	 * @return the token (a JWT)
+	 */
+	public String serviceAccountToken(String namespace, String name) {
+		return this.model.serviceAccountToken(namespace, name);
+	}
+
+	/**
+	 * Make the cluster stop vouching for a service account token (Kubernetes rotated the
+	 * projected token, or the service account was deleted): a login with it is refused
+	 * (403).
+	 * @param jwt the token
+	 */
+	public void invalidateServiceAccountToken(String jwt) {
+		this.model.invalidateServiceAccountToken(jwt);
+	}
+
+	/**
 	 * Change a database or AppRole role's TTL and max TTL; applies from the next request.
 	 * @param role the role's name
 	 * @param ttl the new default TTL
@@ -498,6 +520,24 @@ public final class VaultSimulator implements AutoCloseable {
 				List<String> tokenPolicies) {
 			this.configuration
 				.add((model) -> model.appRole(name, roleId, secretId, tokenTtl, tokenMaxTtl, null, tokenPolicies));
+			return this;
+		}
+
+		/**
+		 * Add a Kubernetes auth role ({@code auth/kubernetes/role/<name>}) bound to one
+		 * service account, whose tokens carry {@link #APPLICATION_POLICY} (and
+		 * {@code default}).
+		 * @param name the role's name
+		 * @param serviceAccountName the bound service account name ({@code *} for any)
+		 * @param namespace the bound namespace ({@code *} for any)
+		 * @param tokenTtl the TTL of its tokens
+		 * @param tokenMaxTtl the max TTL of its tokens
+		 * @return this builder
+		 */
+		public Builder kubernetesRole(String name, String serviceAccountName, String namespace, Duration tokenTtl,
+				Duration tokenMaxTtl) {
+			this.configuration.add((model) -> model.kubernetesRole(name, List.of(serviceAccountName),
+					List.of(namespace), tokenTtl, tokenMaxTtl, List.of(APPLICATION_POLICY)));
 			return this;
 		}
 
