@@ -1,6 +1,8 @@
 package dev.leasekeeper.autoconfigure;
 
 import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -10,6 +12,7 @@ import org.jspecify.annotations.Nullable;
 
 import dev.leasekeeper.autoconfigure.LeasekeeperProperties.Authentication;
 import dev.leasekeeper.autoconfigure.LeasekeeperProperties.Defaults;
+import dev.leasekeeper.autoconfigure.LeasekeeperProperties.Kubernetes;
 import dev.leasekeeper.autoconfigure.LeasekeeperProperties.Lease;
 import dev.leasekeeper.autoconfigure.LeasekeeperProperties.LeaseSettings;
 import dev.leasekeeper.autoconfigure.LeasekeeperProperties.OnLost;
@@ -141,6 +144,19 @@ final class LeaseDefinitions {
 		if (vault.getAuthentication() == Authentication.APPROLE) {
 			requireText("leasekeeper.vault.app-role.path", vault.getAppRole().getPath(),
 					"must be the path the AppRole auth method is mounted at, such as approle");
+		}
+		if (vault.getAuthentication() == Authentication.KUBERNETES) {
+			Kubernetes kubernetes = vault.getKubernetes();
+			requireText("leasekeeper.vault.kubernetes.role", kubernetes.getRole(),
+					"must be set when leasekeeper.vault.authentication is kubernetes: the Vault role to log in as");
+			requireText("leasekeeper.vault.kubernetes.path", kubernetes.getPath(),
+					"must be the path the Kubernetes auth method is mounted at, such as kubernetes");
+			Path file = kubernetes.getServiceAccountTokenFile();
+			if (!Files.isRegularFile(file) || !Files.isReadable(file)) {
+				throw new InvalidLeasekeeperPropertyException("leasekeeper.vault.kubernetes.service-account-token-file",
+						file.toString(), "must name a readable file: the pod's service account token, mounted by"
+								+ " Kubernetes at /var/run/secrets/kubernetes.io/serviceaccount/token");
+			}
 		}
 	}
 

@@ -4,6 +4,7 @@ import java.util.concurrent.ExecutorService;
 
 import java.util.List;
 
+import dev.leasekeeper.autoconfigure.LeasekeeperProperties.Kubernetes;
 import dev.leasekeeper.autoconfigure.LeasekeeperProperties.Vault;
 import dev.leasekeeper.core.ExecutorLeaseScheduler;
 import dev.leasekeeper.core.FollowedToken;
@@ -34,6 +35,9 @@ import org.springframework.http.client.ClientHttpRequestFactory;
 import org.springframework.vault.authentication.AppRoleAuthentication;
 import org.springframework.vault.authentication.AppRoleAuthenticationOptions;
 import org.springframework.vault.authentication.ClientAuthentication;
+import org.springframework.vault.authentication.KubernetesAuthentication;
+import org.springframework.vault.authentication.KubernetesAuthenticationOptions;
+import org.springframework.vault.authentication.KubernetesServiceAccountTokenFile;
 import org.springframework.vault.authentication.SessionManager;
 import org.springframework.vault.authentication.TokenAuthentication;
 import org.springframework.vault.client.ClientHttpRequestFactoryFactory;
@@ -169,11 +173,13 @@ public final class LeasekeeperAutoConfiguration {
 
 		@Bean(LeaseRenewerRegistrar.TOKEN_RENEWER)
 		ManagedLeaseRenewer vaultTokenLeaseRenewer(LeasekeeperProperties properties, LeaseRenewerFactory factory,
-				LeaseScheduler scheduler) {
+				LeaseScheduler scheduler, ObjectProvider<ClientAuthentication> applicationAuthentication) {
 			Vault vault = properties.getVault();
 			VaultEndpoint endpoint = VaultEndpoint.from(vault.getUri());
 			RestTemplate rest = VaultClients.createRestTemplate(endpoint, requestFactory(properties));
-			ClientAuthentication authentication = authentication(vault, rest);
+			// an application's own ClientAuthentication is used as it is
+			ClientAuthentication authentication = applicationAuthentication
+				.getIfUnique(() -> authentication(vault, rest));
 			return factory.tokenLease(new TokenLeaseSource(authentication, rest, scheduler.clock()));
 		}
 
@@ -217,6 +223,17 @@ public final class LeasekeeperAutoConfiguration {
 						options.secretId(AppRoleAuthenticationOptions.SecretId.provided(secretId));
 					}
 					yield new AppRoleAuthentication(options.build(), rest);
+				}
+				case KUBERNETES -> {
+					Kubernetes kubernetes = vault.getKubernetes();
+					// the supplier reads the file at every login: Kubernetes rotates the
+					// projected token, and a stale one is refused
+					yield new KubernetesAuthentication(KubernetesAuthenticationOptions.builder()
+						.path(kubernetes.getPath())
+						.role(kubernetes.getRole())
+						.jwtSupplier(
+								new KubernetesServiceAccountTokenFile(kubernetes.getServiceAccountTokenFile().toFile()))
+						.build(), rest);
 				}
 			};
 		}

@@ -1,6 +1,7 @@
 package dev.leasekeeper.autoconfigure;
 
 import java.net.URI;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -608,6 +609,11 @@ public class LeasekeeperProperties {
 		private final AppRole appRole = new AppRole();
 
 		/**
+		 * Kubernetes service account to log in with, for kubernetes authentication.
+		 */
+		private final Kubernetes kubernetes = new Kubernetes();
+
+		/**
 		 * Timeout for opening a connection to Vault.
 		 */
 		private Duration connectionTimeout = Duration.ofSeconds(5);
@@ -638,6 +644,10 @@ public class LeasekeeperProperties {
 
 		public AppRole getAppRole() {
 			return this.appRole;
+		}
+
+		public Kubernetes getKubernetes() {
+			return this.kubernetes;
 		}
 
 		public Duration getConnectionTimeout() {
@@ -697,6 +707,53 @@ public class LeasekeeperProperties {
 	}
 
 	/**
+	 * Kubernetes auth: the pod's service account token, read again at every login.
+	 */
+	public static class Kubernetes {
+
+		/**
+		 * Role to log in as (auth/kubernetes/role/<role>).
+		 */
+		private @Nullable String role;
+
+		/**
+		 * Mount path of the Kubernetes auth method.
+		 */
+		private String path = "kubernetes";
+
+		/**
+		 * File holding the pod's service account token. Read again at every login, so
+		 * that a token Kubernetes rotated is never sent stale.
+		 */
+		private Path serviceAccountTokenFile = Path.of("/var/run/secrets/kubernetes.io/serviceaccount/token");
+
+		public @Nullable String getRole() {
+			return this.role;
+		}
+
+		public void setRole(@Nullable String role) {
+			this.role = role;
+		}
+
+		public String getPath() {
+			return this.path;
+		}
+
+		public void setPath(String path) {
+			this.path = path;
+		}
+
+		public Path getServiceAccountTokenFile() {
+			return this.serviceAccountTokenFile;
+		}
+
+		public void setServiceAccountTokenFile(Path serviceAccountTokenFile) {
+			this.serviceAccountTokenFile = serviceAccountTokenFile;
+		}
+
+	}
+
+	/**
 	 * How Leasekeeper logs in to Vault.
 	 */
 	public enum Authentication {
@@ -709,7 +766,13 @@ public class LeasekeeperProperties {
 		/**
 		 * AppRole, with leasekeeper.vault.app-role.role-id and secret-id.
 		 */
-		APPROLE
+		APPROLE,
+
+		/**
+		 * Kubernetes, with leasekeeper.vault.kubernetes.role and the pod's service
+		 * account token.
+		 */
+		KUBERNETES
 
 	}
 

@@ -103,12 +103,33 @@ class HostilePropertyTests {
 				"leasekeeper.vault.authentication=approle", "leasekeeper.vault.app-role.secret-id=s"));
 		cases.add(new Case("empty", "leasekeeper.vault.app-role.path", "", "leasekeeper.vault.authentication=approle",
 				"leasekeeper.vault.app-role.role-id=r", "leasekeeper.vault.app-role.secret-id=s"));
+		String tokenFile = "leasekeeper.vault.kubernetes.service-account-token-file=" + serviceAccountTokenFile();
+		cases.add(new Case("empty", "leasekeeper.vault.kubernetes.role", "",
+				"leasekeeper.vault.authentication=kubernetes", tokenFile));
+		cases.add(new Case("empty", "leasekeeper.vault.kubernetes.path", "",
+				"leasekeeper.vault.authentication=kubernetes", "leasekeeper.vault.kubernetes.role=orders", tokenFile));
+		cases.add(new Case("no such file", "leasekeeper.vault.kubernetes.service-account-token-file",
+				"/nonexistent/serviceaccount/token", "leasekeeper.vault.authentication=kubernetes",
+				"leasekeeper.vault.kubernetes.role=orders"));
 		cases.add(new Case("bad lease name", "leasekeeper.leases.Orders_DB", "Orders_DB",
 				"leasekeeper.leases.Orders_DB.path=database/creds/other"));
 		cases.add(new Case("one path declared twice", "leasekeeper.leases.again.path", "database/creds/orders"));
 		cases.add(new Case("datasource: true on two leases", "leasekeeper.leases.other.datasource", "true",
 				LEASE + ".datasource=true", "leasekeeper.leases.other.path=database/creds/other"));
 		return cases;
+	}
+
+	/** A readable stand-in for the pod's service account token. */
+	private static String serviceAccountTokenFile() {
+		try {
+			java.nio.file.Path file = java.nio.file.Files.createTempFile("serviceaccount", ".token");
+			java.nio.file.Files.writeString(file, "a.b.c");
+			file.toFile().deleteOnExit();
+			return file.toString();
+		}
+		catch (java.io.IOException ex) {
+			throw new java.io.UncheckedIOException(ex);
+		}
 	}
 
 	private static void durationCases(List<Case> cases, String property, boolean zeroAllowed) {
