@@ -145,6 +145,17 @@ final class LeaseDefinitions {
 			requireText("leasekeeper.vault.app-role.path", vault.getAppRole().getPath(),
 					"must be the path the AppRole auth method is mounted at, such as approle");
 		}
+		if (vault.getAuthentication() == Authentication.USERPASS) {
+			requireText("leasekeeper.vault.userpass.username", vault.getUserpass().getUsername(),
+					"must be set when leasekeeper.vault.authentication is userpass");
+			if (vault.getUserpass().getPassword() == null || vault.getUserpass().getPassword().isEmpty()) {
+				// the value is a secret: never repeated
+				throw new InvalidLeasekeeperPropertyException("leasekeeper.vault.userpass.password", "",
+						"must be set when leasekeeper.vault.authentication is userpass");
+			}
+			requireText("leasekeeper.vault.userpass.path", vault.getUserpass().getPath(),
+					"must be the path the userpass auth method is mounted at, such as userpass");
+		}
 		if (vault.getAuthentication() == Authentication.KUBERNETES) {
 			Kubernetes kubernetes = vault.getKubernetes();
 			requireText("leasekeeper.vault.kubernetes.role", kubernetes.getRole(),

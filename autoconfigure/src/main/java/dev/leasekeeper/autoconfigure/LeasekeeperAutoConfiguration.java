@@ -38,6 +38,8 @@ import org.springframework.vault.authentication.ClientAuthentication;
 import org.springframework.vault.authentication.KubernetesAuthentication;
 import org.springframework.vault.authentication.KubernetesAuthenticationOptions;
 import org.springframework.vault.authentication.KubernetesServiceAccountTokenFile;
+import org.springframework.vault.authentication.UsernamePasswordAuthentication;
+import org.springframework.vault.authentication.UsernamePasswordAuthenticationOptions;
 import org.springframework.vault.authentication.SessionManager;
 import org.springframework.vault.authentication.TokenAuthentication;
 import org.springframework.vault.client.ClientHttpRequestFactoryFactory;
@@ -224,6 +226,11 @@ public final class LeasekeeperAutoConfiguration {
 					}
 					yield new AppRoleAuthentication(options.build(), rest);
 				}
+				case USERPASS -> new UsernamePasswordAuthentication(UsernamePasswordAuthenticationOptions.builder()
+					.path(vault.getUserpass().getPath())
+					.username(vault.getUserpass().getUsername())
+					.password(vault.getUserpass().getPassword())
+					.build(), rest);
 				case KUBERNETES -> {
 					Kubernetes kubernetes = vault.getKubernetes();
 					// the supplier reads the file at every login: Kubernetes rotates the

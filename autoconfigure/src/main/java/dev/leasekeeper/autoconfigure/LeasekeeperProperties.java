@@ -614,6 +614,11 @@ public class LeasekeeperProperties {
 		private final Kubernetes kubernetes = new Kubernetes();
 
 		/**
+		 * Username and password to log in with, for userpass authentication.
+		 */
+		private final Userpass userpass = new Userpass();
+
+		/**
 		 * Timeout for opening a connection to Vault.
 		 */
 		private Duration connectionTimeout = Duration.ofSeconds(5);
@@ -648,6 +653,10 @@ public class LeasekeeperProperties {
 
 		public Kubernetes getKubernetes() {
 			return this.kubernetes;
+		}
+
+		public Userpass getUserpass() {
+			return this.userpass;
 		}
 
 		public Duration getConnectionTimeout() {
@@ -754,6 +763,52 @@ public class LeasekeeperProperties {
 	}
 
 	/**
+	 * Userpass auth: a username and its password.
+	 */
+	public static class Userpass {
+
+		/**
+		 * Username to log in as.
+		 */
+		private @Nullable String username;
+
+		/**
+		 * Password of the user.
+		 */
+		private @Nullable String password;
+
+		/**
+		 * Mount path of the userpass auth method.
+		 */
+		private String path = "userpass";
+
+		public @Nullable String getUsername() {
+			return this.username;
+		}
+
+		public void setUsername(@Nullable String username) {
+			this.username = username;
+		}
+
+		public @Nullable String getPassword() {
+			return this.password;
+		}
+
+		public void setPassword(@Nullable String password) {
+			this.password = password;
+		}
+
+		public String getPath() {
+			return this.path;
+		}
+
+		public void setPath(String path) {
+			this.path = path;
+		}
+
+	}
+
+	/**
 	 * How Leasekeeper logs in to Vault.
 	 */
 	public enum Authentication {
@@ -772,7 +827,12 @@ public class LeasekeeperProperties {
 		 * Kubernetes, with leasekeeper.vault.kubernetes.role and the pod's service
 		 * account token.
 		 */
-		KUBERNETES
+		KUBERNETES,
+
+		/**
+		 * Userpass, with leasekeeper.vault.userpass.username and password.
+		 */
+		USERPASS
 
 	}
 

@@ -111,6 +111,12 @@ class HostilePropertyTests {
 		cases.add(new Case("no such file", "leasekeeper.vault.kubernetes.service-account-token-file",
 				"/nonexistent/serviceaccount/token", "leasekeeper.vault.authentication=kubernetes",
 				"leasekeeper.vault.kubernetes.role=orders"));
+		cases.add(new Case("empty", "leasekeeper.vault.userpass.username", "",
+				"leasekeeper.vault.authentication=userpass", "leasekeeper.vault.userpass.password=p"));
+		cases.add(new Case("empty", "leasekeeper.vault.userpass.password", "",
+				"leasekeeper.vault.authentication=userpass", "leasekeeper.vault.userpass.username=orders"));
+		cases.add(new Case("empty", "leasekeeper.vault.userpass.path", "", "leasekeeper.vault.authentication=userpass",
+				"leasekeeper.vault.userpass.username=orders", "leasekeeper.vault.userpass.password=p"));
 		cases.add(new Case("bad lease name", "leasekeeper.leases.Orders_DB", "Orders_DB",
 				"leasekeeper.leases.Orders_DB.path=database/creds/other"));
 		cases.add(new Case("one path declared twice", "leasekeeper.leases.again.path", "database/creds/orders"));

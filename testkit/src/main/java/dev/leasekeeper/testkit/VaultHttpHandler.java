@@ -31,8 +31,8 @@ final class VaultHttpHandler implements HttpHandler {
 
 	/** The mounts, with the {@code mount_type} Vault names each. */
 	private static final Map<String, String> MOUNTS = Map.of("sys/", "system", "auth/token/", "token", "auth/approle/",
-			"approle", "auth/kubernetes/", "kubernetes", "database/", "database", "cubbyhole/", "cubbyhole",
-			"identity/", "identity");
+			"approle", "auth/kubernetes/", "kubernetes", "auth/userpass/", "userpass", "database/", "database",
+			"cubbyhole/", "cubbyhole", "identity/", "identity");
 
 	private final VaultModel model;
 
@@ -117,6 +117,12 @@ final class VaultHttpHandler implements HttpHandler {
 			requireMethod(method, "POST", "PUT");
 			VaultModel.Token token = this.model.login(string(body, "role_id"), string(body, "secret_id"));
 			return ok(authResponse(token, List.of(), "approle"));
+		}
+		if (path.startsWith("auth/userpass/login/")) {
+			requireMethod(method, "POST", "PUT");
+			VaultModel.Token token = this.model.userpassLogin(path.substring("auth/userpass/login/".length()),
+					string(body, "password"));
+			return ok(authResponse(token, List.of(), "userpass"));
 		}
 		if (path.equals("auth/kubernetes/login")) {
 			requireMethod(method, "POST", "PUT");

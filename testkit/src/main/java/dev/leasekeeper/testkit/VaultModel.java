@@ -53,6 +53,9 @@ final class VaultModel {
 	 */
 	private final Map<String, KubernetesRole> kubernetesRoles = new ConcurrentHashMap<>();
 
+	/** Userpass users by (lower-case) name: their password and their tokens' settings. */
+	private final Map<String, User> users = new ConcurrentHashMap<>();
+
 	/** The service account tokens the cluster has issued and not invalidated, by JWT. */
 	private final Map<String, ServiceAccount> serviceAccountTokens = new ConcurrentHashMap<>();
 
@@ -220,6 +223,42 @@ final class VaultModel {
 		token.creationTtl = token.granted;
 		token.expireAt = now().plus(token.granted);
 		token.leaseId = "auth/kubernetes/login/" + randomHex(40);
+		register(token);
+		return token;
+	}
+
+	synchronized void user(String username, String password, Duration tokenTtl, Duration tokenMaxTtl,
+			List<String> policies) {
+		String name = username.toLowerCase(java.util.Locale.ROOT);
+		this.users.put(name, new User(password,
+				new AppRole(name, "userpass/" + name, "", tokenTtl, tokenMaxTtl, null, sanitize(policies, true))));
+		this.secrets.add(password);
+	}
+
+	/**
+	 * Log in with a username and password ({@code auth/userpass/login/<username>}), as
+	 * the builtin's {@code pathLogin}: the name is lower-cased; an unknown user and a
+	 * wrong password get the same 400 {@code invalid username or password}.
+	 */
+	synchronized Token userpassLogin(String username, @Nullable String password) {
+		if (password == null || password.isEmpty()) {
+			throw new VaultError(500, "missing password");
+		}
+		String name = username.toLowerCase(java.util.Locale.ROOT);
+		User user = this.users.get(name);
+		if (user == null || !java.security.MessageDigest.isEqual(
+				user.password().getBytes(java.nio.charset.StandardCharsets.UTF_8),
+				password.getBytes(java.nio.charset.StandardCharsets.UTF_8))) {
+			throw VaultError.badRequest("invalid username or password");
+		}
+		AppRole settings = user.token();
+		Token token = new Token("hvs." + randomString(24), randomString(24), settings.policies, now(), null, null,
+				settings, null, true, null, "auth/userpass/login/" + name, "userpass-" + name,
+				Map.of("username", name));
+		token.granted = cap(token, settings.tokenTtl).ttl;
+		token.creationTtl = token.granted;
+		token.expireAt = now().plus(token.granted);
+		token.leaseId = "auth/userpass/login/" + name + "/" + randomHex(40);
 		register(token);
 		return token;
 	}
@@ -696,6 +735,10 @@ final class VaultModel {
 	}
 
 	private record ServiceAccount(String namespace, String name, String uid) {
+	}
+
+	/** A userpass user: its password and its tokens' settings. */
+	private record User(String password, AppRole token) {
 	}
 
 	static final class AppRole {

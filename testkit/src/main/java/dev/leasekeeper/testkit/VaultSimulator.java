@@ -542,6 +542,21 @@ public final class VaultSimulator implements AutoCloseable {
 		}
 
 		/**
+		 * Add a userpass user ({@code auth/userpass/users/<username>}) whose tokens carry
+		 * {@link #APPLICATION_POLICY} (and {@code default}).
+		 * @param username the user's name (Vault keeps it lower-case)
+		 * @param password the user's password
+		 * @param tokenTtl the TTL of its tokens
+		 * @param tokenMaxTtl the max TTL of its tokens
+		 * @return this builder
+		 */
+		public Builder user(String username, String password, Duration tokenTtl, Duration tokenMaxTtl) {
+			this.configuration
+				.add((model) -> model.user(username, password, tokenTtl, tokenMaxTtl, List.of(APPLICATION_POLICY)));
+			return this;
+		}
+
+		/**
 		 * Declare an ACL policy.
 		 * @param name the policy's name
 		 * @param policy its HCL or JSON text
