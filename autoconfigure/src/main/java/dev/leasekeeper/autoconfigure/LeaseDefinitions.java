@@ -53,6 +53,7 @@ final class LeaseDefinitions {
 		}
 		Map<String, String> paths = new HashMap<>();
 		String datasource = null;
+		Map<String, String> beans = new HashMap<>();
 		for (Map.Entry<String, Lease> entry : properties.getLeases().entrySet()) {
 			String name = entry.getKey();
 			String prefix = "leasekeeper.leases." + name;
@@ -73,13 +74,26 @@ final class LeaseDefinitions {
 						"already declared by leasekeeper.leases." + other
 								+ ".path; a path may be declared once (one owner per lease)");
 			}
-			if (lease.isDatasource()) {
+			if (lease.getDatasource() != null && lease.getDatasource().isBlank()) {
+				throw new InvalidLeasekeeperPropertyException(prefix + ".datasource", lease.getDatasource(),
+						"must be true (spring.datasource's pool), false, or the name of a HikariDataSource bean");
+			}
+			if (lease.feedsPrimaryDataSource()) {
 				if (datasource != null) {
 					throw new InvalidLeasekeeperPropertyException(prefix + ".datasource", "true",
 							"only one lease may feed spring.datasource, and leasekeeper.leases." + datasource
 									+ ".datasource is already true");
 				}
 				datasource = name;
+			}
+			String bean = lease.dataSourceBean();
+			if (bean != null) {
+				String owner = beans.put(bean, name);
+				if (owner != null) {
+					throw new InvalidLeasekeeperPropertyException(prefix + ".datasource", bean,
+							"one pool takes its credential from one lease, and leasekeeper.leases." + owner
+									+ ".datasource already names " + bean);
+				}
 			}
 			if (lease.getIncrement() != null) {
 				requirePositive(prefix + ".increment", lease.getIncrement());

@@ -41,9 +41,17 @@ final class LeaseRenewerRegistrar implements ImportBeanDefinitionRegistrar, Envi
 			.bind("leasekeeper.leases", Bindable.mapOf(String.class, Lease.class))
 			.orElse(Map.of());
 		BeanFactory beanFactory = (BeanFactory) registry;
-		for (String name : leases.keySet()) {
+		for (Map.Entry<String, Lease> entry : leases.entrySet()) {
+			String name = entry.getKey();
 			RootBeanDefinition definition = new RootBeanDefinition(ManagedLeaseRenewer.class);
 			definition.setInstanceSupplier(() -> create(beanFactory, name));
+			String dataSource = entry.getValue().dataSourceBean();
+			if (dataSource != null) {
+				// the application's pool is built first, so that its settings are known
+				// when the lease's first grant makes the first pool
+				definition.setDependsOn(dataSource);
+				NamedDataSources.register(registry, name, entry.getValue(), dataSource);
+			}
 			registry.registerBeanDefinition(beanName(name), definition);
 		}
 	}

@@ -168,7 +168,7 @@ public final class LeasekeeperDataSourceAutoConfiguration {
 		return properties.getLeases()
 			.entrySet()
 			.stream()
-			.filter((entry) -> entry.getValue().isDatasource())
+			.filter((entry) -> entry.getValue().feedsPrimaryDataSource())
 			.map(Map.Entry::getKey)
 			.findFirst()
 			.orElseThrow(() -> new IllegalStateException("No lease has datasource: true"));
@@ -188,7 +188,7 @@ public final class LeasekeeperDataSourceAutoConfiguration {
 			}
 			Map<String, Lease> leases = binder.bind("leasekeeper.leases", Bindable.mapOf(String.class, Lease.class))
 				.orElse(Map.of());
-			return leases.values().stream().anyMatch(Lease::isDatasource)
+			return leases.values().stream().anyMatch(Lease::feedsPrimaryDataSource)
 					? ConditionOutcome.match("a lease has datasource: true")
 					: ConditionOutcome.noMatch("no lease has datasource: true");
 		}

@@ -526,10 +526,11 @@ public class LeasekeeperProperties {
 		private CeilingAction onCeiling = CeilingAction.ROTATE;
 
 		/**
-		 * Whether the lease supplies the username and password of spring.datasource's
-		 * pool.
+		 * Which pool the lease supplies with its username and password: true for
+		 * spring.datasource's, or the name of a HikariDataSource bean the application
+		 * defines.
 		 */
-		private boolean datasource;
+		private @Nullable String datasource;
 
 		/**
 		 * Field of the lease's data that holds the pool's username, with datasource.
@@ -573,12 +574,35 @@ public class LeasekeeperProperties {
 			this.onCeiling = onCeiling;
 		}
 
-		public boolean isDatasource() {
+		public @Nullable String getDatasource() {
 			return this.datasource;
 		}
 
-		public void setDatasource(boolean datasource) {
+		public void setDatasource(@Nullable String datasource) {
 			this.datasource = datasource;
+		}
+
+		/**
+		 * Return whether the lease feeds spring.datasource's pool
+		 * ({@code datasource: true}).
+		 * @return whether it does
+		 */
+		public boolean feedsPrimaryDataSource() {
+			return this.datasource != null && this.datasource.trim().equalsIgnoreCase("true");
+		}
+
+		/**
+		 * Return the name of the application's {@code HikariDataSource} bean the lease
+		 * feeds ({@code datasource: reportsDataSource}), or {@code null}.
+		 * @return the bean's name, or {@code null}
+		 */
+		public @Nullable String dataSourceBean() {
+			if (this.datasource == null) {
+				return null;
+			}
+			String value = this.datasource.trim();
+			return (value.isEmpty() || value.equalsIgnoreCase("true") || value.equalsIgnoreCase("false")) ? null
+					: value;
 		}
 
 	}

@@ -40,7 +40,8 @@ public final class PoolRefresher implements LeaseListener {
 
 	private static final Log logger = LogFactory.getLog(PoolRefresher.class);
 
-	private final HikariConfig template;
+	/** The pool settings; for an application's own pool, set once its bean is built. */
+	private volatile @Nullable HikariConfig template;
 
 	private final String usernameKey;
 
@@ -71,19 +72,29 @@ public final class PoolRefresher implements LeaseListener {
 	 * Create a new refresher.
 	 * @param leaseName the lease whose credential feeds the pool
 	 * @param template the pool settings ({@code spring.datasource.*},
-	 * {@code spring.datasource.hikari.*})
+	 * {@code spring.datasource.hikari.*}), or {@code null} until
+	 * {@link #setTemplate(HikariConfig)}
 	 * @param usernameKey the lease's data field holding the username
 	 * @param passwordKey the lease's data field holding the password
 	 * @param scheduler the engine's scheduler: draining pools are looked at on it, so
 	 * that a drain holds no thread while it waits
 	 */
-	public PoolRefresher(String leaseName, HikariConfig template, String usernameKey, String passwordKey,
+	public PoolRefresher(String leaseName, @Nullable HikariConfig template, String usernameKey, String passwordKey,
 			LeaseScheduler scheduler) {
 		this.template = template;
 		this.usernameKey = usernameKey;
 		this.passwordKey = passwordKey;
 		this.scheduler = scheduler;
 		this.dataSource = new LeasedDataSource(leaseName);
+	}
+
+	/**
+	 * Set the pool settings, for a refresher made before them: those of the application's
+	 * own {@code HikariDataSource} bean the lease feeds.
+	 * @param template the settings, without a username or password
+	 */
+	public void setTemplate(HikariConfig template) {
+		this.template = template;
 	}
 
 	/**
@@ -148,20 +159,24 @@ public final class PoolRefresher implements LeaseListener {
 	}
 
 	HikariDataSource build(LeaseSnapshot candidate) throws Exception {
+		HikariConfig template = this.template;
+		if (template == null) {
+			throw new IllegalStateException("Lease '" + candidate.name() + "': its pool's settings are not known yet");
+		}
 		String username = field(candidate, this.usernameKey);
 		String password = field(candidate, this.passwordKey);
 		HikariConfig config = new HikariConfig();
-		this.template.copyStateTo(config);
+		template.copyStateTo(config);
 		config.setUsername(username);
 		config.setPassword(password);
-		String base = (this.template.getPoolName() != null) ? this.template.getPoolName() : candidate.name();
+		String base = (template.getPoolName() != null) ? template.getPoolName() : candidate.name();
 		config.setPoolName(base + "-" + candidate.generation());
 		if (this.metrics != null) {
 			config.setMetricsTrackerFactory(this.metrics);
 		}
-		if (this.template.getExceptionOverrideClassName() == null) {
+		if (template.getExceptionOverrideClassName() == null) {
 			config.setExceptionOverride(
-					new PrivilegeLossOverride(this.template.getExceptionOverride(), config.getPoolName(), () -> {
+					new PrivilegeLossOverride(template.getExceptionOverride(), config.getPoolName(), () -> {
 						LeaseRenewer lease = this.renewer;
 						if (lease != null) {
 							lease.renewNow();

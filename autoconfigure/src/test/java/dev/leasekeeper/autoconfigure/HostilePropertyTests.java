@@ -82,7 +82,7 @@ class HostilePropertyTests {
 		durationCases(cases, "leasekeeper.token.increment", false);
 		durationCases(cases, LEASE + ".increment", false);
 		cases.add(new Case("unknown enum", LEASE + ".on-ceiling", "sometimes"));
-		cases.add(new Case("not a boolean", LEASE + ".datasource", "perhaps"));
+		cases.add(new Case("no such pool bean", LEASE + ".datasource", "perhaps"));
 		cases.add(new Case("empty", LEASE + ".username-key", ""));
 		cases.add(new Case("empty", LEASE + ".password-key", ""));
 		cases.add(new Case("empty path", LEASE + ".path", ""));

@@ -1,0 +1,205 @@
+package dev.leasekeeper.autoconfigure;
+
+import java.util.Map;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.metrics.micrometer.MicrometerMetricsTrackerFactory;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import org.jspecify.annotations.Nullable;
+
+import dev.leasekeeper.autoconfigure.LeasekeeperProperties.Lease;
+import dev.leasekeeper.core.LeaseRenewer;
+import dev.leasekeeper.jdbc.PoolRefresher;
+import dev.leasekeeper.metrics.LeaseMetrics;
+
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanFactoryAware;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ConditionContext;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.core.env.Environment;
+import org.springframework.core.type.AnnotatedTypeMetadata;
+
+/**
+ * Auto-configuration of the pools an application defines itself and names in a lease
+ * ({@code datasource: reportsDataSource}): each such {@link HikariDataSource} bean lends
+ * its settings to a {@link PoolRefresher} and is replaced by the refresher's data source,
+ * whose pools take their credential from the lease and are rebuilt, validated, swapped
+ * and drained whenever it is replaced, as for {@code spring.datasource}.
+ *
+ * @author Leasekeeper
+ * @since 0.1.0
+ */
+@AutoConfiguration(after = LeasekeeperAutoConfiguration.class)
+@ConditionalOnClass(HikariDataSource.class)
+@Conditional(LeasekeeperNamedDataSourceAutoConfiguration.OnNamedDatasourceLease.class)
+public final class LeasekeeperNamedDataSourceAutoConfiguration {
+
+	@Bean
+	static NamedPools leasekeeperNamedPools(Environment environment, ObjectProvider<MeterRegistry> meterRegistry) {
+		return new NamedPools(NamedDataSources.leasesByDataSource(leases(environment)), meterRegistry);
+	}
+
+	/**
+	 * Drains the named pools and closes them before the leases are revoked, as for
+	 * {@code spring.datasource}.
+	 */
+	@Bean
+	SmartLifecycle leasekeeperNamedPoolCloser(ObjectProvider<PoolRefresher> refreshers, NamedPools pools,
+			LeasekeeperProperties properties) {
+		return new SmartLifecycle() {
+
+			private volatile boolean running;
+
+			@Override
+			public void start() {
+				this.running = true;
+			}
+
+			@Override
+			public void stop() {
+				this.running = false;
+				pools.refreshers()
+					.forEach((refresher) -> refresher.drainAndClose(properties.getShutdownTimeout().dividedBy(2)));
+			}
+
+			@Override
+			public boolean isRunning() {
+				return this.running;
+			}
+
+			@Override
+			public int getPhase() {
+				return ManagedLeaseRenewer.SECRET_PHASE + 1;
+			}
+
+		};
+	}
+
+	private static Map<String, Lease> leases(Environment environment) {
+		return Binder.get(environment)
+			.bind("leasekeeper.leases", Bindable.mapOf(String.class, Lease.class))
+			.orElse(Map.of());
+	}
+
+	/**
+	 * Replaces each named pool bean by its refresher's data source, and gives each
+	 * refresher its meters and, once every bean is made, its lease.
+	 */
+	static final class NamedPools implements BeanPostProcessor, BeanFactoryAware, SmartInitializingSingleton {
+
+		private final Map<String, String> leasesByDataSource;
+
+		private final ObjectProvider<MeterRegistry> meterRegistry;
+
+		private @Nullable BeanFactory beanFactory;
+
+		NamedPools(Map<String, String> leasesByDataSource, ObjectProvider<MeterRegistry> meterRegistry) {
+			this.leasesByDataSource = leasesByDataSource;
+			this.meterRegistry = meterRegistry;
+		}
+
+		@Override
+		public void setBeanFactory(BeanFactory beanFactory) {
+			this.beanFactory = beanFactory;
+		}
+
+		@Override
+		public Object postProcessBeforeInitialization(Object bean, String beanName) {
+			if (bean instanceof PoolRefresher refresher && this.leasesByDataSource.values()
+				.stream()
+				.anyMatch((lease) -> NamedDataSources.refresherName(lease).equals(beanName))) {
+				MeterRegistry registry = this.meterRegistry.getIfAvailable();
+				if (registry != null) {
+					refresher.setMetricsTrackerFactory(new MicrometerMetricsTrackerFactory(registry));
+					Timer swaps = Timer.builder(LeaseMetrics.POOL_SWAP_DURATION)
+						.description("Time from building a new pool to serving from it")
+						.tags("lease", refresher.getDataSource().getLeaseName())
+						.register(registry);
+					refresher.setSwapObserver(swaps::record);
+				}
+			}
+			return bean;
+		}
+
+		@Override
+		public Object postProcessAfterInitialization(Object bean, String beanName) {
+			String lease = this.leasesByDataSource.get(beanName);
+			if (lease == null) {
+				return bean;
+			}
+			if (!(bean instanceof HikariDataSource pool)) {
+				throw new InvalidLeasekeeperPropertyException("leasekeeper.leases." + lease + ".datasource", beanName,
+						"must name a HikariDataSource bean, but " + beanName + " is a " + bean.getClass().getName());
+			}
+			// the application's pool lends its settings (URL, sizes, timeouts) and is
+			// never
+			// started: the credential is always the lease's
+			HikariConfig template = new HikariConfig();
+			pool.copyStateTo(template);
+			template.setUsername(null);
+			template.setPassword(null);
+			PoolRefresher refresher = refresher(lease);
+			refresher.setTemplate(template);
+			return refresher.getDataSource();
+		}
+
+		@Override
+		public void afterSingletonsInstantiated() {
+			for (String lease : this.leasesByDataSource.values()) {
+				refresher(lease)
+					.setRenewer(factory().getBean(LeaseRenewerRegistrar.beanName(lease), LeaseRenewer.class));
+			}
+		}
+
+		java.util.List<PoolRefresher> refreshers() {
+			return this.leasesByDataSource.values().stream().map(this::refresher).toList();
+		}
+
+		private PoolRefresher refresher(String lease) {
+			return factory().getBean(NamedDataSources.refresherName(lease), PoolRefresher.class);
+		}
+
+		private BeanFactory factory() {
+			BeanFactory factory = this.beanFactory;
+			if (factory == null) {
+				throw new IllegalStateException("No bean factory");
+			}
+			return factory;
+		}
+
+	}
+
+	/**
+	 * Matches when a lease names a pool bean ({@code datasource: <bean name>}) and
+	 * Leasekeeper is enabled.
+	 */
+	static class OnNamedDatasourceLease extends SpringBootCondition {
+
+		@Override
+		public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+			if (!OnLeasekeeperEnabledCondition.isEnabled(context.getEnvironment().getProperty("leasekeeper.enabled"))) {
+				return ConditionOutcome.noMatch("leasekeeper.enabled is false");
+			}
+			return leases(context.getEnvironment()).values()
+				.stream()
+				.anyMatch((lease) -> lease.dataSourceBean() != null)
+						? ConditionOutcome.match("a lease names a pool bean")
+						: ConditionOutcome.noMatch("no lease names a pool bean");
+		}
+
+	}
+
+}
