@@ -159,6 +159,24 @@ class NamedDataSourcesIntegrationTests {
 		});
 	}
 
+	@Test
+	void aLeaseNamingABeanThatIsNotAHikariPoolStopsStartUpNamingTheProperty() {
+		this.runner.withUserConfiguration(TwoPools.class)
+			.withBean("reportsDataSource", DataSource.class,
+					() -> new org.springframework.jdbc.datasource.DriverManagerDataSource(reportsUrl()))
+			.withAllowBeanDefinitionOverriding(true)
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				Throwable failure = context.getStartupFailure();
+				while (!(failure instanceof InvalidLeasekeeperPropertyException) && failure.getCause() != null) {
+					failure = failure.getCause();
+				}
+				assertThat(failure).isInstanceOf(InvalidLeasekeeperPropertyException.class)
+					.hasMessageContaining("leasekeeper.leases.reports-db.datasource")
+					.hasMessageContaining("must name a HikariDataSource bean");
+			});
+	}
+
 	@Configuration(proxyBeanMethods = false)
 	static class OnePool {
 
