@@ -78,7 +78,9 @@ class KubernetesAuthConformanceTests {
 		clock.jump(Duration.ofMinutes(15));
 		VaultTarget.Response capped = vault.post("auth/token/renew-self", token, Map.of());
 		assertThat(capped.status()).isEqualTo(200);
-		assertThat(capped.auth().get("lease_duration")).isEqualTo(900);
+		// capped at what is left of the max TTL (the clock also runs in real time: 899 or
+		// 900)
+		assertThat(((Number) capped.auth().get("lease_duration")).intValue()).isBetween(899, 900);
 		assertThat(capped.warnings()).isNotEmpty();
 	}
 

@@ -74,7 +74,11 @@ class UserpassAuthConformanceTests {
 				.isEqualTo(1200);
 		}
 		clock.jump(Duration.ofMinutes(15));
-		assertThat(vault.post("auth/token/renew-self", token, Map.of()).auth().get("lease_duration")).isEqualTo(900);
+		// capped at what is left of the max TTL (the clock also runs in real time: 899 or
+		// 900)
+		assertThat(
+				((Number) vault.post("auth/token/renew-self", token, Map.of()).auth().get("lease_duration")).intValue())
+			.isBetween(899, 900);
 	}
 
 }
