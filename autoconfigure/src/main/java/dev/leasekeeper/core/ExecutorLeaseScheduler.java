@@ -181,12 +181,16 @@ public final class ExecutorLeaseScheduler implements LeaseScheduler, AutoCloseab
 		return Thread.currentThread() == this.thread;
 	}
 
-	/** Put an entry where it belongs: due now, or on the heap (scheduling thread). */
+	/**
+	 * Put an entry where it belongs (scheduling thread): due now and ahead of every
+	 * timer, or on the heap, so that what is due runs in the order of its instants, then
+	 * of its scheduling.
+	 */
 	private void place(Entry entry) {
 		if (entry.cancelled) {
 			return;
 		}
-		if (entry.due <= this.clock.nanos()) {
+		if (entry.due <= this.clock.nanos() && (this.size == 0 || this.dues[0] > entry.due)) {
 			this.ready.add(entry);
 		}
 		else {
