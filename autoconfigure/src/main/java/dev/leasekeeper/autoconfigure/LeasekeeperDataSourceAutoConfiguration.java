@@ -19,6 +19,8 @@ import dev.leasekeeper.metrics.LeaseMetrics;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -57,6 +59,12 @@ public final class LeasekeeperDataSourceAutoConfiguration {
 
 	private static final Log logger = LogFactory.getLog(LeasekeeperDataSourceAutoConfiguration.class);
 
+	/**
+	 * The refresher of spring.datasource's pool (named pools have refreshers of their
+	 * own).
+	 */
+	static final String PRIMARY_REFRESHER = "leasekeeperPoolRefresher";
+
 	@Bean
 	PoolRefresher leasekeeperPoolRefresher(LeasekeeperProperties properties, DataSourceProperties dataSource,
 			ObjectProvider<JdbcConnectionDetails> connectionDetails, Environment environment,
@@ -83,13 +91,15 @@ public final class LeasekeeperDataSourceAutoConfiguration {
 	}
 
 	@Bean
-	LeaseConsumer leasekeeperPoolRefresherConsumer(LeasekeeperProperties properties, PoolRefresher refresher) {
+	LeaseConsumer leasekeeperPoolRefresherConsumer(LeasekeeperProperties properties,
+			@Qualifier(PRIMARY_REFRESHER) PoolRefresher refresher) {
 		return new LeaseConsumer(datasourceLease(properties), refresher);
 	}
 
 	@Bean
 	@ConditionalOnMissingBean(javax.sql.DataSource.class)
-	LeasedDataSource dataSource(LeasekeeperProperties properties, PoolRefresher refresher, BeanFactory beanFactory) {
+	LeasedDataSource dataSource(LeasekeeperProperties properties, @Qualifier(PRIMARY_REFRESHER) PoolRefresher refresher,
+			BeanFactory beanFactory) {
 		// the lease is obtained (and the first pool built) before the DataSource is
 		// handed out
 		LeaseRenewer renewer = beanFactory.getBean(LeaseRenewerRegistrar.beanName(datasourceLease(properties)),
@@ -113,7 +123,8 @@ public final class LeasekeeperDataSourceAutoConfiguration {
 				@Override
 				public Object postProcessBeforeInitialization(Object bean, String beanName) {
 					MeterRegistry registry = (bean instanceof PoolRefresher) ? meterRegistry.getIfAvailable() : null;
-					if (bean instanceof PoolRefresher refresher && registry != null) {
+					if (bean instanceof PoolRefresher refresher && registry != null
+							&& PRIMARY_REFRESHER.equals(beanName)) {
 						refresher.setMetricsTrackerFactory(new MicrometerMetricsTrackerFactory(registry));
 						Timer swaps = Timer.builder(LeaseMetrics.POOL_SWAP_DURATION)
 							.description("Time from building a new pool to serving from it")
@@ -130,12 +141,35 @@ public final class LeasekeeperDataSourceAutoConfiguration {
 	}
 
 	/**
+	 * Warns when the application defines its own {@code DataSource} beans, so that the
+	 * pool of {@code datasource: true} is never built and nothing uses the lease's
+	 * credential.
+	 */
+	@Bean
+	SmartInitializingSingleton leasekeeperPrimaryDataSourceCheck(ObjectProvider<javax.sql.DataSource> dataSources,
+			LeasekeeperProperties properties) {
+		return () -> {
+			String lease = datasourceLease(properties);
+			boolean served = dataSources.orderedStream()
+				.anyMatch((dataSource) -> dataSource instanceof LeasedDataSource leased
+						&& leased.getLeaseName().equals(lease));
+			if (!served) {
+				logger.warn("Lease '" + lease + "' has datasource: true, but the application defines its own"
+						+ " DataSource beans, so spring.datasource's pool is not built and nothing uses this lease's"
+						+ " credential; name the application's pool instead (leasekeeper.leases." + lease
+						+ ".datasource: <bean name>)");
+			}
+		};
+	}
+
+	/**
 	 * Drains the pools and closes them before the leases are revoked (secret leases stop
 	 * in a lower phase): borrowed connections get up to half of
 	 * {@code leasekeeper.shutdown-timeout} to come back.
 	 */
 	@Bean
-	SmartLifecycle leasekeeperPoolCloser(PoolRefresher refresher, LeasekeeperProperties properties) {
+	SmartLifecycle leasekeeperPoolCloser(@Qualifier(PRIMARY_REFRESHER) PoolRefresher refresher,
+			LeasekeeperProperties properties) {
 		return new SmartLifecycle() {
 
 			private volatile boolean running;

@@ -57,8 +57,7 @@ public final class LeasekeeperNamedDataSourceAutoConfiguration {
 	 * {@code spring.datasource}.
 	 */
 	@Bean
-	SmartLifecycle leasekeeperNamedPoolCloser(ObjectProvider<PoolRefresher> refreshers, NamedPools pools,
-			LeasekeeperProperties properties) {
+	SmartLifecycle leasekeeperNamedPoolCloser(NamedPools pools, LeasekeeperProperties properties) {
 		return new SmartLifecycle() {
 
 			private volatile boolean running;

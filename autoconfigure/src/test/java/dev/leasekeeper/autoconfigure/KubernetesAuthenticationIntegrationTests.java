@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -20,8 +19,6 @@ import dev.leasekeeper.testkit.VaultSimulatorExtension;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.boot.test.system.CapturedOutput;
-import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.vault.authentication.ClientAuthentication;
@@ -36,7 +33,6 @@ import static org.awaitility.Awaitility.await;
  * token's ceiling sends the new one (a stale JWT broke re-login in Spring Cloud Vault,
  * gh-339); and an application's own {@link ClientAuthentication} is used as it is.
  */
-@ExtendWith(OutputCaptureExtension.class)
 class KubernetesAuthenticationIntegrationTests {
 
 	@RegisterExtension
@@ -56,7 +52,13 @@ class KubernetesAuthenticationIntegrationTests {
 
 	@Test
 	void aPodLogsInWithItsServiceAccountTokenAndAfterKubernetesRotatedItLogsInAgainWithTheNewOne(
-			@TempDir Path serviceAccount, CapturedOutput output) throws Exception {
+			@TempDir Path serviceAccount) throws Exception {
+		try (CapturedLogs logs = new CapturedLogs()) {
+			logInWithKubernetes(serviceAccount, logs);
+		}
+	}
+
+	private void logInWithKubernetes(Path serviceAccount, CapturedLogs logs) throws Exception {
 		VaultSimulator simulator = vault.simulator();
 		simulator.clearJournal();
 		Path tokenFile = serviceAccount.resolve("token");
@@ -88,7 +90,7 @@ class KubernetesAuthenticationIntegrationTests {
 				LeasekeeperAutoConfigurationTests.Events events = context
 					.getBean(LeasekeeperAutoConfigurationTests.Events.class);
 				assertThat(events.of(LeaseLostEvent.class)).isEmpty();
-				assertThat(output.getAll()).doesNotContain(mounted, rotated);
+				assertThat(logs.text()).contains("obtained").doesNotContain(mounted, rotated);
 			});
 	}
 

@@ -177,6 +177,31 @@ class NamedDataSourcesIntegrationTests {
 			});
 	}
 
+	@Test
+	void datasourceTrueBesideTheApplicationsOwnPoolsIsWarnedAbout() {
+		try (dev.leasekeeper.autoconfigure.CapturedLogs logs = new dev.leasekeeper.autoconfigure.CapturedLogs()) {
+			warnAboutDatasourceTrue(logs);
+		}
+	}
+
+	private void warnAboutDatasourceTrue(dev.leasekeeper.autoconfigure.CapturedLogs logs) {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(LeasekeeperAutoConfiguration.class,
+					LeasekeeperDataSourceAutoConfiguration.class, LeasekeeperNamedDataSourceAutoConfiguration.class,
+					DataSourceAutoConfiguration.class))
+			.withPropertyValues(vault.propertyValues())
+			.withPropertyValues("leasekeeper.leases.orders-db.path=database/creds/orders",
+					"leasekeeper.leases.orders-db.datasource=true",
+					"leasekeeper.leases.reports-db.path=database/creds/reports",
+					"leasekeeper.leases.reports-db.datasource=reportsDataSource")
+			.withBean("reportsDataSource", HikariDataSource.class, () -> pool(reportsUrl(), "reports"))
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(logs.text()).contains("Lease 'orders-db' has datasource: true, but the application defines"
+						+ " its own DataSource beans");
+			});
+	}
+
 	@Configuration(proxyBeanMethods = false)
 	static class OnePool {
 
