@@ -1,12 +1,11 @@
 package dev.leasekeeper.autoconfigure;
 
+import java.util.List;
 import java.util.Map;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import com.zaxxer.hikari.metrics.micrometer.MicrometerMetricsTrackerFactory;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Timer;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -15,7 +14,6 @@ import dev.leasekeeper.core.LeaseRenewer;
 import dev.leasekeeper.core.LeaseScheduler;
 import dev.leasekeeper.jdbc.LeasedDataSource;
 import dev.leasekeeper.jdbc.PoolRefresher;
-import dev.leasekeeper.metrics.LeaseMetrics;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -118,24 +116,7 @@ public final class LeasekeeperDataSourceAutoConfiguration {
 
 		@Bean
 		static BeanPostProcessor leasekeeperPoolRefresherMetrics(ObjectProvider<MeterRegistry> meterRegistry) {
-			return new BeanPostProcessor() {
-
-				@Override
-				public Object postProcessBeforeInitialization(Object bean, String beanName) {
-					MeterRegistry registry = (bean instanceof PoolRefresher) ? meterRegistry.getIfAvailable() : null;
-					if (bean instanceof PoolRefresher refresher && registry != null
-							&& PRIMARY_REFRESHER.equals(beanName)) {
-						refresher.setMetricsTrackerFactory(new MicrometerMetricsTrackerFactory(registry));
-						Timer swaps = Timer.builder(LeaseMetrics.POOL_SWAP_DURATION)
-							.description("Time from building a new pool to serving from it")
-							.tags("lease", refresher.getDataSource().getLeaseName())
-							.register(registry);
-						refresher.setSwapObserver(swaps::record);
-					}
-					return bean;
-				}
-
-			};
+			return PoolRefreshers.metrics(meterRegistry, PRIMARY_REFRESHER::equals);
 		}
 
 	}
@@ -163,39 +144,12 @@ public final class LeasekeeperDataSourceAutoConfiguration {
 	}
 
 	/**
-	 * Drains the pools and closes them before the leases are revoked (secret leases stop
-	 * in a lower phase): borrowed connections get up to half of
-	 * {@code leasekeeper.shutdown-timeout} to come back.
+	 * Drains the pool and closes it before the leases are revoked.
 	 */
 	@Bean
 	SmartLifecycle leasekeeperPoolCloser(@Qualifier(PRIMARY_REFRESHER) PoolRefresher refresher,
 			LeasekeeperProperties properties) {
-		return new SmartLifecycle() {
-
-			private volatile boolean running;
-
-			@Override
-			public void start() {
-				this.running = true;
-			}
-
-			@Override
-			public void stop() {
-				this.running = false;
-				refresher.drainAndClose(properties.getShutdownTimeout().dividedBy(2));
-			}
-
-			@Override
-			public boolean isRunning() {
-				return this.running;
-			}
-
-			@Override
-			public int getPhase() {
-				return ManagedLeaseRenewer.SECRET_PHASE + 1;
-			}
-
-		};
+		return PoolRefreshers.closer(() -> List.of(refresher), properties);
 	}
 
 	private static String datasourceLease(LeasekeeperProperties properties) {

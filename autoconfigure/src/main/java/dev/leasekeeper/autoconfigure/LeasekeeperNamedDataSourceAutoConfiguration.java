@@ -4,15 +4,12 @@ import java.util.Map;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import com.zaxxer.hikari.metrics.micrometer.MicrometerMetricsTrackerFactory;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Timer;
 import org.jspecify.annotations.Nullable;
 
 import dev.leasekeeper.autoconfigure.LeasekeeperProperties.Lease;
 import dev.leasekeeper.core.LeaseRenewer;
 import dev.leasekeeper.jdbc.PoolRefresher;
-import dev.leasekeeper.metrics.LeaseMetrics;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
@@ -29,6 +26,7 @@ import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 
@@ -48,43 +46,35 @@ import org.springframework.core.type.AnnotatedTypeMetadata;
 public final class LeasekeeperNamedDataSourceAutoConfiguration {
 
 	@Bean
-	static NamedPools leasekeeperNamedPools(Environment environment, ObjectProvider<MeterRegistry> meterRegistry) {
-		return new NamedPools(NamedDataSources.leasesByDataSource(leases(environment)), meterRegistry);
+	static NamedPools leasekeeperNamedPools(Environment environment) {
+		return new NamedPools(NamedDataSources.leasesByDataSource(leases(environment)));
 	}
 
 	/**
-	 * Drains the named pools and closes them before the leases are revoked, as for
-	 * {@code spring.datasource}.
+	 * Drains the named pools and closes them before the leases are revoked.
 	 */
 	@Bean
 	SmartLifecycle leasekeeperNamedPoolCloser(NamedPools pools, LeasekeeperProperties properties) {
-		return new SmartLifecycle() {
+		return PoolRefreshers.closer(pools::refreshers, properties);
+	}
 
-			private volatile boolean running;
+	/**
+	 * With Micrometer: the named pools' meters.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(MeterRegistry.class)
+	static class NamedPoolMetricsConfiguration {
 
-			@Override
-			public void start() {
-				this.running = true;
-			}
+		@Bean
+		static BeanPostProcessor leasekeeperNamedPoolMetrics(Environment environment,
+				ObjectProvider<MeterRegistry> meterRegistry) {
+			java.util.Set<String> refreshers = new java.util.HashSet<>();
+			NamedDataSources.leasesByDataSource(leases(environment))
+				.values()
+				.forEach((lease) -> refreshers.add(NamedDataSources.refresherName(lease)));
+			return PoolRefreshers.metrics(meterRegistry, refreshers::contains);
+		}
 
-			@Override
-			public void stop() {
-				this.running = false;
-				pools.refreshers()
-					.forEach((refresher) -> refresher.drainAndClose(properties.getShutdownTimeout().dividedBy(2)));
-			}
-
-			@Override
-			public boolean isRunning() {
-				return this.running;
-			}
-
-			@Override
-			public int getPhase() {
-				return ManagedLeaseRenewer.SECRET_PHASE + 1;
-			}
-
-		};
 	}
 
 	private static Map<String, Lease> leases(Environment environment) {
@@ -95,42 +85,21 @@ public final class LeasekeeperNamedDataSourceAutoConfiguration {
 
 	/**
 	 * Replaces each named pool bean by its refresher's data source, and gives each
-	 * refresher its meters and, once every bean is made, its lease.
+	 * refresher, once every bean is made, its lease.
 	 */
 	static final class NamedPools implements BeanPostProcessor, BeanFactoryAware, SmartInitializingSingleton {
 
 		private final Map<String, String> leasesByDataSource;
 
-		private final ObjectProvider<MeterRegistry> meterRegistry;
-
 		private @Nullable BeanFactory beanFactory;
 
-		NamedPools(Map<String, String> leasesByDataSource, ObjectProvider<MeterRegistry> meterRegistry) {
+		NamedPools(Map<String, String> leasesByDataSource) {
 			this.leasesByDataSource = leasesByDataSource;
-			this.meterRegistry = meterRegistry;
 		}
 
 		@Override
 		public void setBeanFactory(BeanFactory beanFactory) {
 			this.beanFactory = beanFactory;
-		}
-
-		@Override
-		public Object postProcessBeforeInitialization(Object bean, String beanName) {
-			if (bean instanceof PoolRefresher refresher && this.leasesByDataSource.values()
-				.stream()
-				.anyMatch((lease) -> NamedDataSources.refresherName(lease).equals(beanName))) {
-				MeterRegistry registry = this.meterRegistry.getIfAvailable();
-				if (registry != null) {
-					refresher.setMetricsTrackerFactory(new MicrometerMetricsTrackerFactory(registry));
-					Timer swaps = Timer.builder(LeaseMetrics.POOL_SWAP_DURATION)
-						.description("Time from building a new pool to serving from it")
-						.tags("lease", refresher.getDataSource().getLeaseName())
-						.register(registry);
-					refresher.setSwapObserver(swaps::record);
-				}
-			}
-			return bean;
 		}
 
 		@Override

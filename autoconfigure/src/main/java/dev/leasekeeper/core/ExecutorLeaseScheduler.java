@@ -127,7 +127,7 @@ public final class ExecutorLeaseScheduler implements LeaseScheduler, AutoCloseab
 
 	@Override
 	public Cancellable schedule(Instant at, Runnable task) {
-		Entry entry = new Entry(task, false);
+		Entry entry = new Entry(task);
 		entry.due = this.clock.nanosAt(at);
 		submit(entry);
 		return entry;
@@ -135,7 +135,7 @@ public final class ExecutorLeaseScheduler implements LeaseScheduler, AutoCloseab
 
 	@Override
 	public Timer timer(Runnable task) {
-		return new Entry(task, true);
+		return new Entry(task);
 	}
 
 	@Override
@@ -157,7 +157,7 @@ public final class ExecutorLeaseScheduler implements LeaseScheduler, AutoCloseab
 
 	/** Run a task on the scheduling thread as soon as it is free. */
 	private void execute(Runnable task) {
-		Entry entry = new Entry(task, false);
+		Entry entry = new Entry(task);
 		entry.due = Long.MIN_VALUE;
 		submit(entry);
 	}
@@ -403,8 +403,6 @@ public final class ExecutorLeaseScheduler implements LeaseScheduler, AutoCloseab
 
 		final Runnable task;
 
-		final boolean reusable;
-
 		long due;
 
 		long sequence;
@@ -414,9 +412,8 @@ public final class ExecutorLeaseScheduler implements LeaseScheduler, AutoCloseab
 
 		volatile boolean cancelled;
 
-		Entry(Runnable task, boolean reusable) {
+		Entry(Runnable task) {
 			this.task = task;
-			this.reusable = reusable;
 		}
 
 		@Override

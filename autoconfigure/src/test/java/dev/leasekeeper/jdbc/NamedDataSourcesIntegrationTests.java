@@ -146,14 +146,26 @@ class NamedDataSourcesIntegrationTests {
 	}
 
 	@Test
+	void eachNamedPoolReportsItsOwnMeters() {
+		this.runner.withUserConfiguration(TwoPools.class, PoolRefresherIntegrationTests.Meters.class).run((context) -> {
+			assertThat(context).hasNotFailed();
+			io.micrometer.core.instrument.MeterRegistry meters = context
+				.getBean(io.micrometer.core.instrument.MeterRegistry.class);
+			Set<String> pools = new java.util.TreeSet<>();
+			meters.find("hikaricp.connections").gauges().forEach((gauge) -> pools.add(gauge.getId().getTag("pool")));
+			assertThat(pools).containsExactly("orders-1", "reports-1");
+			assertThat(meters.find(dev.leasekeeper.metrics.LeaseMetrics.POOL_SWAP_DURATION).timers())
+				.extracting((timer) -> timer.getId().getTag("lease"))
+				.containsExactlyInAnyOrder("orders-db", "reports-db");
+		});
+	}
+
+	@Test
 	void aLeaseNamingNoBeanStopsStartUpNamingTheProperty() {
 		this.runner.withUserConfiguration(OnePool.class).run((context) -> {
 			assertThat(context).hasFailed();
-			Throwable failure = context.getStartupFailure();
-			while (!(failure instanceof InvalidLeasekeeperPropertyException) && failure.getCause() != null) {
-				failure = failure.getCause();
-			}
-			assertThat(failure).isInstanceOf(InvalidLeasekeeperPropertyException.class)
+			assertThat(propertyFailure(context.getStartupFailure()))
+				.isInstanceOf(InvalidLeasekeeperPropertyException.class)
 				.hasMessageContaining("leasekeeper.leases.reports-db.datasource")
 				.hasMessageContaining("reportsDataSource");
 		});
@@ -167,11 +179,8 @@ class NamedDataSourcesIntegrationTests {
 			.withAllowBeanDefinitionOverriding(true)
 			.run((context) -> {
 				assertThat(context).hasFailed();
-				Throwable failure = context.getStartupFailure();
-				while (!(failure instanceof InvalidLeasekeeperPropertyException) && failure.getCause() != null) {
-					failure = failure.getCause();
-				}
-				assertThat(failure).isInstanceOf(InvalidLeasekeeperPropertyException.class)
+				assertThat(propertyFailure(context.getStartupFailure()))
+					.isInstanceOf(InvalidLeasekeeperPropertyException.class)
 					.hasMessageContaining("leasekeeper.leases.reports-db.datasource")
 					.hasMessageContaining("must name a HikariDataSource bean");
 			});
@@ -200,6 +209,15 @@ class NamedDataSourcesIntegrationTests {
 				assertThat(logs.text()).contains("Lease 'orders-db' has datasource: true, but the application defines"
 						+ " its own DataSource beans");
 			});
+	}
+
+	/** The property failure among a start-up failure's causes, or the failure itself. */
+	private static Throwable propertyFailure(Throwable startupFailure) {
+		Throwable failure = startupFailure;
+		while (!(failure instanceof InvalidLeasekeeperPropertyException) && failure.getCause() != null) {
+			failure = failure.getCause();
+		}
+		return failure;
 	}
 
 	@Configuration(proxyBeanMethods = false)
