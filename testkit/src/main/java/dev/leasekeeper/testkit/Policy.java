@@ -209,15 +209,23 @@ final class Policy {
 
 	/**
 	 * The policy README's "Running the sample against a real Vault" declares, for the
-	 * given database roles.
+	 * given database roles and PKI roles.
 	 */
-	static String application(Collection<String> databaseRoles) {
+	static String application(Collection<String> databaseRoles, Collection<String> pkiRoles) {
 		StringBuilder text = new StringBuilder();
 		databaseRoles.stream()
 			.sorted()
 			.forEach((role) -> text.append("path \"database/creds/")
 				.append(role)
 				.append("\" { capabilities = [\"read\"] }\n"));
+		pkiRoles.stream()
+			.sorted()
+			.forEach((role) -> text.append("path \"pki/issue/")
+				.append(role)
+				.append("\" { capabilities = [\"update\"] }\n"));
+		if (!pkiRoles.isEmpty()) {
+			text.append("path \"pki/revoke\" { capabilities = [\"update\"] }\n");
+		}
 		text.append("""
 				path "sys/leases/renew" { capabilities = ["update"] }
 				path "sys/leases/revoke" { capabilities = ["update"] }

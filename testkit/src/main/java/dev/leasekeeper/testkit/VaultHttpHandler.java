@@ -32,7 +32,7 @@ final class VaultHttpHandler implements HttpHandler {
 	/** The mounts, with the {@code mount_type} Vault names each. */
 	private static final Map<String, String> MOUNTS = Map.of("sys/", "system", "auth/token/", "token", "auth/approle/",
 			"approle", "auth/kubernetes/", "kubernetes", "auth/userpass/", "userpass", "database/", "database",
-			"cubbyhole/", "cubbyhole", "identity/", "identity");
+			"cubbyhole/", "cubbyhole", "identity/", "identity", "pki/", "pki");
 
 	private final VaultModel model;
 
@@ -139,6 +139,7 @@ final class VaultHttpHandler implements HttpHandler {
 			case "auth/token/" -> token(method, path, caller, body);
 			case "sys/" -> system(method, path, body);
 			case "database/" -> database(method, path, caller);
+			case "pki/" -> pki(method, path, body);
 			default -> null;
 		};
 		if (answer == null) {
@@ -265,6 +266,22 @@ final class VaultHttpHandler implements HttpHandler {
 		data.put("password", lease.password);
 		data.put("username", lease.username);
 		return ok(response(lease.id, true, lease.granted.toSeconds(), data, List.of(), null, "database"));
+	}
+
+	private @Nullable Answer pki(String method, String path, Map<String, Object> body) {
+		PkiEngine.Issued answer;
+		if (path.startsWith("pki/issue/") && path.length() > "pki/issue/".length()) {
+			requireMethod(method, "POST", "PUT");
+			answer = this.model.pki().issue(path.substring("pki/issue/".length()), body);
+		}
+		else if (path.equals("pki/revoke")) {
+			requireMethod(method, "POST", "PUT");
+			answer = this.model.pki().revoke(body);
+		}
+		else {
+			return null;
+		}
+		return ok(response(null, false, 0, answer.data(), answer.warnings(), null, "pki"));
 	}
 
 	/**

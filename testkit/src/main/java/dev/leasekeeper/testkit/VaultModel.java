@@ -46,6 +46,9 @@ final class VaultModel {
 
 	private final Map<String, DatabaseRole> databaseRoles = new ConcurrentHashMap<>();
 
+	/** The PKI secrets engine at {@code pki/}. */
+	private final PkiEngine pki;
+
 	private final Map<String, AppRole> appRoles = new ConcurrentHashMap<>();
 
 	/**
@@ -74,9 +77,11 @@ final class VaultModel {
 
 	VaultModel(Clock clock, DatabaseBackend database, String rootToken) {
 		this.clock = clock;
+		this.pki = new PkiEngine(clock);
 		this.database = database;
 		this.policies.put("default", Policy.parse("default", Policy.DEFAULT));
-		this.policies.put(APPLICATION_POLICY, Policy.parse(APPLICATION_POLICY, Policy.application(List.of())));
+		this.policies.put(APPLICATION_POLICY,
+				Policy.parse(APPLICATION_POLICY, Policy.application(List.of(), List.of())));
 		Token root = new Token(rootToken, randomString(24), List.of("root"), now(), null, null, null, null, false, null,
 				"auth/token/root", "root", null);
 		root.expireAt = null;
@@ -88,9 +93,22 @@ final class VaultModel {
 
 	synchronized void databaseRole(String name, Duration defaultTtl, Duration maxTtl) {
 		this.databaseRoles.put(name, new DatabaseRole(defaultTtl, maxTtl));
+		deriveApplicationPolicy();
+	}
+
+	synchronized void pkiRole(String name, PkiEngine.Role role) {
+		this.pki.role(name, role);
+		deriveApplicationPolicy();
+	}
+
+	PkiEngine pki() {
+		return this.pki;
+	}
+
+	private void deriveApplicationPolicy() {
 		if (this.applicationPolicyDerived) {
-			this.policies.put(APPLICATION_POLICY,
-					Policy.parse(APPLICATION_POLICY, Policy.application(this.databaseRoles.keySet())));
+			this.policies.put(APPLICATION_POLICY, Policy.parse(APPLICATION_POLICY,
+					Policy.application(this.databaseRoles.keySet(), this.pki.roleNames())));
 		}
 	}
 

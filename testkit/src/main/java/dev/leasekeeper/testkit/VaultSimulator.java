@@ -255,7 +255,7 @@ public final class VaultSimulator implements AutoCloseable {
 	 * @return the policy's HCL
 	 */
 	public static String applicationPolicy(String... databaseRoles) {
-		return Policy.application(List.of(databaseRoles));
+		return Policy.application(List.of(databaseRoles), List.of());
 	}
 
 	/**
@@ -322,6 +322,32 @@ public final class VaultSimulator implements AutoCloseable {
 
 	// --- what the simulator holds and heard
 	// -------------------------------------------------------------
+
+	/**
+	 * Return the certificate of the PKI engine's root CA, which signs every certificate
+	 * {@code pki/issue/<role>} answers: a client that trusts it validates them.
+	 * @return the CA's certificate
+	 */
+	public java.security.cert.X509Certificate caCertificate() {
+		return this.model.pki().caCertificate();
+	}
+
+	/**
+	 * Return the serials ({@code 1a:2b:...}) of every certificate the PKI engine issued.
+	 * @return the serials
+	 */
+	public java.util.Set<String> issuedCertificates() {
+		return this.model.pki().issuedSerials();
+	}
+
+	/**
+	 * Return whether a certificate was revoked through {@code pki/revoke}.
+	 * @param serial its serial, colon-separated
+	 * @return whether it is revoked
+	 */
+	public boolean isCertificateRevoked(String serial) {
+		return this.model.pki().isRevoked(serial);
+	}
 
 	/**
 	 * Return whether a secret lease exists, unrevoked and unexpired.
@@ -553,6 +579,24 @@ public final class VaultSimulator implements AutoCloseable {
 		public Builder user(String username, String password, Duration tokenTtl, Duration tokenMaxTtl) {
 			this.configuration
 				.add((model) -> model.user(username, password, tokenTtl, tokenMaxTtl, List.of(APPLICATION_POLICY)));
+			return this;
+		}
+
+		/**
+		 * Add a role to the PKI secrets engine, served at {@code pki/issue/<name>}: RSA
+		 * 2048 keys, the names of {@code allowedDomains} and their subdomains (and
+		 * {@code localhost}), IP SANs allowed, as {@code vault write pki/roles/<name>
+		 * allowed_domains=... allow_subdomains=true allow_bare_domains=true} makes it.
+		 * @param name the role's name
+		 * @param ttl its {@code ttl}
+		 * @param maxTtl its {@code max_ttl}
+		 * @param allowedDomains its {@code allowed_domains}
+		 * @return this builder
+		 */
+		public Builder pkiRole(String name, Duration ttl, Duration maxTtl, String... allowedDomains) {
+			PkiEngine.Role role = new PkiEngine.Role(ttl, maxTtl, List.of(allowedDomains), true, true, true, false,
+					true, PkiEngine.KeyType.RSA);
+			this.configuration.add((model) -> model.pkiRole(name, role));
 			return this;
 		}
 

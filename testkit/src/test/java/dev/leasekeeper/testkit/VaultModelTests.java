@@ -100,7 +100,8 @@ class VaultModelTests {
 					java.util.List.of(VaultModel.APPLICATION_POLICY), false, null)
 			.token();
 		this.model.authorize(token, "database/creds/orders", "read");
-		this.model.writePolicy(VaultModel.APPLICATION_POLICY, Policy.application(java.util.List.of()));
+		this.model.writePolicy(VaultModel.APPLICATION_POLICY,
+				Policy.application(java.util.List.of(), java.util.List.of()));
 		assertThatExceptionOfType(VaultError.class)
 			.isThrownBy(() -> this.model.authorize(token, "database/creds/orders", "read"))
 			.satisfies((error) -> assertThat(error.status()).isEqualTo(403));
