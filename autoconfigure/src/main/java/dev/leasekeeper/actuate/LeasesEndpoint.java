@@ -9,6 +9,8 @@ import org.jspecify.annotations.Nullable;
 import dev.leasekeeper.core.LeaseRenewer;
 import dev.leasekeeper.core.LeaseSnapshot;
 import dev.leasekeeper.core.LeaseState;
+import dev.leasekeeper.tls.CertificateListener;
+import dev.leasekeeper.tls.CertificateSource;
 
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
@@ -97,12 +99,17 @@ public class LeasesEndpoint {
 	private LeaseDescriptor describe(LeaseRenewer renewer) {
 		LeaseSnapshot lease = renewer.current();
 		LeaseActivity.Entry entry = this.activity.of(renewer.getName());
-		return new LeaseDescriptor(lease.name(), "auth/token".equals(renewer.describe()) ? "token" : "secret",
+		// a certificate: its serial and notAfter, never its key
+		boolean certificate = CertificateSource.split(renewer.describe()) != null;
+		Object serial = certificate ? lease.data().get(CertificateSource.SERIAL_NUMBER) : null;
+		return new LeaseDescriptor(lease.name(),
+				"auth/token".equals(renewer.describe()) ? "token" : certificate ? "certificate" : "secret",
 				renewer.describe(), lease.state().name(), lease.generation(), lease.maskedLeaseId(), lease.obtainedAt(),
 				lease.expiry(), lease.nextActionAt(), entry.getLastOutcome(), entry.getLastOutcomeAt(),
 				(entry.getRemainingAtLastRenewal() != null) ? entry.getRemainingAtLastRenewal().toMillis() / 1000.0
 						: null,
-				entry.getCeiling());
+				entry.getCeiling(), (serial != null) ? serial.toString() : null,
+				certificate ? CertificateListener.notAfter(lease) : null);
 	}
 
 	/**
@@ -117,7 +124,7 @@ public class LeasesEndpoint {
 	 * One lease, without secrets.
 	 *
 	 * @param name the lease's name
-	 * @param kind {@code token} or {@code secret}
+	 * @param kind {@code token}, {@code secret} or {@code certificate}
 	 * @param path what it is obtained from
 	 * @param state its state
 	 * @param generation the generation held
@@ -130,11 +137,14 @@ public class LeasesEndpoint {
 	 * @param remainingAtLastRenewalSeconds the margin left at the last successful
 	 * renewal, in seconds
 	 * @param ceiling the hard expiry, once known
+	 * @param serialNumber a certificate's serial number
+	 * @param notAfter the end of a certificate's validity
 	 */
 	public record LeaseDescriptor(String name, String kind, String path, String state, int generation, String leaseId,
 			@Nullable Instant obtainedAt, @Nullable Instant expiresAt, @Nullable Instant nextRenewalAt,
 			@Nullable String lastOutcome, @Nullable Instant lastOutcomeAt,
-			@Nullable Double remainingAtLastRenewalSeconds, @Nullable Instant ceiling) {
+			@Nullable Double remainingAtLastRenewalSeconds, @Nullable Instant ceiling, @Nullable String serialNumber,
+			@Nullable Instant notAfter) {
 	}
 
 }

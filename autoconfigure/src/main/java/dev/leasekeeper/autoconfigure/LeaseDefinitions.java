@@ -11,6 +11,7 @@ import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 import dev.leasekeeper.autoconfigure.LeasekeeperProperties.Authentication;
+import dev.leasekeeper.autoconfigure.LeasekeeperProperties.Certificate;
 import dev.leasekeeper.autoconfigure.LeasekeeperProperties.Defaults;
 import dev.leasekeeper.autoconfigure.LeasekeeperProperties.Kubernetes;
 import dev.leasekeeper.autoconfigure.LeasekeeperProperties.Lease;
@@ -19,6 +20,7 @@ import dev.leasekeeper.autoconfigure.LeasekeeperProperties.OnLost;
 import dev.leasekeeper.autoconfigure.LeasekeeperProperties.Vault;
 import dev.leasekeeper.core.InvalidPolicyException;
 import dev.leasekeeper.core.RenewalPolicy;
+import dev.leasekeeper.tls.CertificateSource;
 
 /**
  * Resolves each lease's settings (its own, else {@code leasekeeper.defaults}) and
@@ -103,6 +105,60 @@ final class LeaseDefinitions {
 			requireText(prefix + ".password-key", lease.getPasswordKey(),
 					"must name the field of the secret that holds the password, such as password");
 			policy(prefix, lease, properties.getDefaults());
+		}
+		certificates(properties);
+	}
+
+	private static void certificates(LeasekeeperProperties properties) {
+		Map<String, String> bundles = new HashMap<>();
+		for (Map.Entry<String, Certificate> entry : properties.getCertificates().entrySet()) {
+			String name = entry.getKey();
+			String prefix = "leasekeeper.certificates." + name;
+			if (!name.matches("[a-z0-9]([a-z0-9-]*[a-z0-9])?")) {
+				throw new InvalidLeasekeeperPropertyException(prefix, name,
+						"a certificate name must be lowercase letters, digits and dashes");
+			}
+			if (properties.getLeases().containsKey(name) || name.equals("vault-token")) {
+				throw new InvalidLeasekeeperPropertyException(prefix, name,
+						"a certificate's name is its lease's name in events, meters and the actuator: it must differ"
+								+ " from every name under leasekeeper.leases and from vault-token");
+			}
+			Certificate certificate = entry.getValue();
+			String path = certificate.getPath();
+			if (CertificateSource.split(path) == null) {
+				throw new InvalidLeasekeeperPropertyException(prefix + ".path", (path != null) ? path : "",
+						"must be the issuing path of a PKI role, <mount>/issue/<role>, such as pki/issue/web");
+			}
+			requireText(prefix + ".common-name", certificate.getCommonName(),
+					"must be the certificate's common name, such as orders.example.com");
+			for (String altName : certificate.getAltNames()) {
+				requireText(prefix + ".alt-names", altName, "must be DNS names, such as api.example.com");
+			}
+			for (String ip : certificate.getIpSans()) {
+				if (ip == null || !ip.strip().matches("[0-9a-fA-F.:]+")) {
+					throw new InvalidLeasekeeperPropertyException(prefix + ".ip-sans", (ip != null) ? ip : "",
+							"must be IP addresses, such as 10.0.0.7 or ::1");
+				}
+			}
+			if (certificate.getTtl() != null) {
+				requirePositive(prefix + ".ttl", certificate.getTtl());
+			}
+			if (certificate.getIncrement() != null) {
+				throw new InvalidLeasekeeperPropertyException(prefix + ".increment",
+						certificate.getIncrement().toString(),
+						"a certificate is re-issued, never renewed: set its validity with " + prefix + ".ttl");
+			}
+			if (certificate.getSslBundle() != null && certificate.getSslBundle().isBlank()) {
+				throw new InvalidLeasekeeperPropertyException(prefix + ".ssl-bundle", certificate.getSslBundle(),
+						"must name the SSL bundle the certificate feeds, such as web (server.ssl.bundle=web)");
+			}
+			String bundle = certificate.sslBundleOr(name);
+			String other = bundles.put(bundle, name);
+			if (other != null) {
+				throw new InvalidLeasekeeperPropertyException(prefix + ".ssl-bundle", bundle,
+						"already fed by leasekeeper.certificates." + other + "; an SSL bundle has one certificate");
+			}
+			policy(prefix, certificate, properties.getDefaults());
 		}
 	}
 

@@ -4,20 +4,24 @@ import java.util.concurrent.Executor;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.leasekeeper.autoconfigure.LeasekeeperProperties.Certificate;
 import dev.leasekeeper.autoconfigure.LeasekeeperProperties.Lease;
 import dev.leasekeeper.autoconfigure.LeasekeeperProperties.LeaseSettings;
 import dev.leasekeeper.autoconfigure.LeasekeeperProperties.OnLost;
+import dev.leasekeeper.core.CeilingAction;
 import dev.leasekeeper.core.FollowedToken;
 import dev.leasekeeper.core.LeaseListener;
 import dev.leasekeeper.core.LeaseScheduler;
 import dev.leasekeeper.core.LeaseSource;
 import dev.leasekeeper.core.ManagedLease;
 import dev.leasekeeper.event.EventPublishingLeaseListener;
+import dev.leasekeeper.tls.CertificateSource;
 import dev.leasekeeper.vault.SecretLeaseSource;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.vault.core.VaultOperations;
+import org.springframework.vault.support.VaultCertificateRequest;
 
 /**
  * Builds the renewer of each declared lease from its properties.
@@ -70,16 +74,42 @@ final class LeaseRenewerFactory {
 		return renewer(builder.build(), lease, ManagedLeaseRenewer.SECRET_PHASE);
 	}
 
+	ManagedLeaseRenewer certificate(String name, VaultOperations vault, Certificates certificates) {
+		Certificate certificate = this.properties.getCertificates().get(name);
+		if (certificate == null) {
+			throw new IllegalStateException("No certificate declared under leasekeeper.certificates." + name);
+		}
+		VaultCertificateRequest.VaultCertificateRequestBuilder request = VaultCertificateRequest.builder()
+			.commonName(certificate.getCommonName())
+			.altNames(certificate.getAltNames().stream().map(String::strip).toList())
+			.ipSubjectAltNames(certificate.getIpSans().stream().map(String::strip).toList());
+		if (certificate.getTtl() != null) {
+			request.ttl(certificate.getTtl());
+		}
+		LeaseSource source = new CertificateSource(vault, certificate.getPath(), request.build(),
+				this.scheduler.clock());
+		// the bundle takes each certificate before anyone hears of it, as a pool does
+		ManagedLease.Builder builder = builder(name, "leasekeeper.certificates." + name, certificate, source,
+				certificates.bundles().consumer(name, certificate.sslBundleOr(name)))
+			.onCeiling(CeilingAction.ROTATE)
+			.listener(certificates.listener(name));
+		return renewer(builder.build(), certificate, ManagedLeaseRenewer.SECRET_PHASE);
+	}
+
 	ManagedLeaseRenewer tokenLease(LeaseSource source) {
 		LeaseSettings token = this.properties.getToken();
 		return renewer(builder("vault-token", "leasekeeper.token", token, source).build(), token,
 				ManagedLeaseRenewer.TOKEN_PHASE);
 	}
 
-	private ManagedLease.Builder builder(String name, String prefix, LeaseSettings settings, LeaseSource source) {
+	private ManagedLease.Builder builder(String name, String prefix, LeaseSettings settings, LeaseSource source,
+			LeaseListener... consumers) {
 		LeasekeeperProperties.Defaults defaults = this.properties.getDefaults();
 		boolean exit = LeaseDefinitions.onLost(settings, defaults) == OnLost.EXIT;
 		ManagedLease.Builder builder = ManagedLease.builder(name, source, this.scheduler);
+		for (LeaseListener consumer : consumers) {
+			builder.listener(consumer);
+		}
 		// the synchronous consumers first: they take a new credential before anyone hears
 		// of it
 		this.consumers.orderedStream()

@@ -4,6 +4,7 @@ import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.leasekeeper.autoconfigure.LeasekeeperProperties.Certificate;
 import dev.leasekeeper.autoconfigure.LeasekeeperProperties.Lease;
 import dev.leasekeeper.core.FollowedToken;
 
@@ -20,7 +21,8 @@ import org.springframework.vault.core.VaultOperations;
 
 /**
  * Registers one {@code <leaseName>LeaseRenewer} bean per lease declared under
- * {@code leasekeeper.leases}.
+ * {@code leasekeeper.leases}, and one {@code <name>CertificateRenewer} per certificate
+ * declared under {@code leasekeeper.certificates}.
  *
  * @author Leasekeeper
  */
@@ -54,6 +56,29 @@ final class LeaseRenewerRegistrar implements ImportBeanDefinitionRegistrar, Envi
 			}
 			registry.registerBeanDefinition(beanName(name), definition);
 		}
+		Map<String, Certificate> certificates = Binder.get(this.environment)
+			.bind("leasekeeper.certificates", Bindable.mapOf(String.class, Certificate.class))
+			.orElse(Map.of());
+		for (String name : certificates.keySet()) {
+			RootBeanDefinition definition = new RootBeanDefinition(ManagedLeaseRenewer.class);
+			definition.setInstanceSupplier(() -> certificate(beanFactory, name));
+			registry.registerBeanDefinition(certificateBeanName(name), definition);
+		}
+	}
+
+	private static ManagedLeaseRenewer certificate(BeanFactory beanFactory, String name) {
+		LeaseRenewerFactory factory = beanFactory.getBean(LeaseRenewerFactory.class);
+		return factory.certificate(name, beanFactory.getBean(VaultOperations.class),
+				beanFactory.getBean(Certificates.class));
+	}
+
+	/**
+	 * Return the bean name of a certificate's renewer: {@code web} →
+	 * {@code webCertificateRenewer}.
+	 */
+	static String certificateBeanName(String certificateName) {
+		String lease = beanName(certificateName);
+		return lease.substring(0, lease.length() - "LeaseRenewer".length()) + "CertificateRenewer";
 	}
 
 	private static ManagedLeaseRenewer create(BeanFactory beanFactory, String name) {

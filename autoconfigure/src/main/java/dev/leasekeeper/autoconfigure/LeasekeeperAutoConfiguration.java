@@ -11,15 +11,18 @@ import dev.leasekeeper.core.FollowedToken;
 import dev.leasekeeper.core.LeaseRegistry;
 import dev.leasekeeper.core.LeaseScheduler;
 import dev.leasekeeper.core.SuspendDetector;
+import dev.leasekeeper.tls.CertificateBundles;
 import dev.leasekeeper.vault.FollowedTokenLookup;
 import dev.leasekeeper.vault.LeaseSessionManager;
 import dev.leasekeeper.vault.TokenLeaseSource;
 
 import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.ssl.SslBundleRegistrar;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -107,6 +110,28 @@ public final class LeasekeeperAutoConfiguration {
 			LeaseListenerThreads listenerThreads) {
 		return new LeaseRenewerFactory(properties, scheduler, publisher, events.executor(),
 				new ExitOnLossListener(exit), consumers, listeners, listenerThreads);
+	}
+
+	@Bean
+	Certificates leasekeeperCertificates(LeaseScheduler scheduler, ApplicationEventPublisher publisher,
+			LeasekeeperEvents events) {
+		return new Certificates(new CertificateBundles(scheduler.clock()), publisher, events.executor());
+	}
+
+	/**
+	 * Registers the SSL bundle of each declared certificate when Boot's registry is made
+	 * (the web server asks for it before the other beans are made): the certificate is
+	 * issued first.
+	 */
+	@Bean
+	SslBundleRegistrar leasekeeperCertificateBundleRegistrar(LeasekeeperProperties properties, BeanFactory beanFactory,
+			Certificates certificates) {
+		return (registry) -> properties.getCertificates().forEach((name, certificate) -> {
+			ManagedLeaseRenewer renewer = beanFactory.getBean(LeaseRenewerRegistrar.certificateBeanName(name),
+					ManagedLeaseRenewer.class);
+			renewer.awaitFirstGrant();
+			certificates.bundles().register(registry, name, certificate.sslBundleOr(name));
+		});
 	}
 
 	@Bean(initMethod = "start", destroyMethod = "stop")

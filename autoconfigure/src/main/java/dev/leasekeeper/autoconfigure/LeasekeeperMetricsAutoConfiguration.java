@@ -9,6 +9,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import dev.leasekeeper.core.LeaseRenewer;
 import dev.leasekeeper.core.LeaseScheduler;
 import dev.leasekeeper.core.LeaseSnapshot;
+import dev.leasekeeper.metrics.CertificateMetrics;
 import dev.leasekeeper.metrics.LeaseMetrics;
 
 import org.springframework.beans.factory.BeanFactory;
@@ -40,7 +41,20 @@ public final class LeasekeeperMetricsAutoConfiguration {
 		for (String name : properties.getLeases().keySet()) {
 			leases.put(name, renewer(beanFactory, LeaseRenewerRegistrar.beanName(name)));
 		}
+		for (String name : properties.getCertificates().keySet()) {
+			leases.put(name, renewer(beanFactory, LeaseRenewerRegistrar.certificateBeanName(name)));
+		}
 		return new LeaseMetrics(leases, scheduler::now);
+	}
+
+	@Bean
+	CertificateMetrics leasekeeperCertificateMetrics(LeasekeeperProperties properties, BeanFactory beanFactory,
+			LeaseScheduler scheduler, Certificates certificates) {
+		Map<String, Supplier<LeaseSnapshot>> leases = new LinkedHashMap<>();
+		for (String name : properties.getCertificates().keySet()) {
+			leases.put(name, renewer(beanFactory, LeaseRenewerRegistrar.certificateBeanName(name)));
+		}
+		return new CertificateMetrics(leases, (name) -> certificates.listener(name).getReissues(), scheduler::now);
 	}
 
 	@Bean

@@ -3,7 +3,9 @@ package dev.leasekeeper.autoconfigure;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
@@ -72,6 +74,12 @@ public class LeasekeeperProperties {
 	 */
 	private Map<String, Lease> leases = new LinkedHashMap<>();
 
+	/**
+	 * Certificates to issue from Vault's PKI secrets engine and keep re-issuing, by name;
+	 * each feeds a Spring Boot SSL bundle.
+	 */
+	private Map<String, Certificate> certificates = new LinkedHashMap<>();
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -126,6 +134,14 @@ public class LeasekeeperProperties {
 
 	public void setLeases(Map<String, Lease> leases) {
 		this.leases = leases;
+	}
+
+	public Map<String, Certificate> getCertificates() {
+		return this.certificates;
+	}
+
+	public void setCertificates(Map<String, Certificate> certificates) {
+		this.certificates = certificates;
 	}
 
 	/**
@@ -603,6 +619,104 @@ public class LeasekeeperProperties {
 			String value = this.datasource.trim();
 			return (value.isEmpty() || value.equalsIgnoreCase("true") || value.equalsIgnoreCase("false")) ? null
 					: value;
+		}
+
+	}
+
+	/**
+	 * A declared certificate: issued through {@code <mount>/issue/<role>}, re-issued
+	 * before its {@code notAfter} with the same rules as a lease's renewal, and served
+	 * through a Spring Boot SSL bundle.
+	 */
+	public static class Certificate extends LeaseSettings {
+
+		/**
+		 * Vault path to issue the certificate from, such as pki/issue/web.
+		 */
+		private @Nullable String path;
+
+		/**
+		 * Common name of the certificate, such as orders.example.com.
+		 */
+		private @Nullable String commonName;
+
+		/**
+		 * DNS subject alternative names besides the common name.
+		 */
+		private List<String> altNames = new ArrayList<>();
+
+		/**
+		 * IP subject alternative names.
+		 */
+		private List<String> ipSans = new ArrayList<>();
+
+		/**
+		 * Validity to ask for; default: the role's TTL. Vault caps it at the role's max
+		 * TTL.
+		 */
+		private @Nullable Duration ttl;
+
+		/**
+		 * Name of the Spring Boot SSL bundle the certificate feeds (server.ssl.bundle);
+		 * default: the certificate's name.
+		 */
+		private @Nullable String sslBundle;
+
+		public @Nullable String getPath() {
+			return this.path;
+		}
+
+		public void setPath(@Nullable String path) {
+			this.path = path;
+		}
+
+		public @Nullable String getCommonName() {
+			return this.commonName;
+		}
+
+		public void setCommonName(@Nullable String commonName) {
+			this.commonName = commonName;
+		}
+
+		public List<String> getAltNames() {
+			return this.altNames;
+		}
+
+		public void setAltNames(List<String> altNames) {
+			this.altNames = altNames;
+		}
+
+		public List<String> getIpSans() {
+			return this.ipSans;
+		}
+
+		public void setIpSans(List<String> ipSans) {
+			this.ipSans = ipSans;
+		}
+
+		public @Nullable Duration getTtl() {
+			return this.ttl;
+		}
+
+		public void setTtl(@Nullable Duration ttl) {
+			this.ttl = ttl;
+		}
+
+		public @Nullable String getSslBundle() {
+			return this.sslBundle;
+		}
+
+		public void setSslBundle(@Nullable String sslBundle) {
+			this.sslBundle = sslBundle;
+		}
+
+		/**
+		 * Return the SSL bundle the certificate feeds.
+		 * @param name the certificate's name
+		 * @return the bundle's name
+		 */
+		public String sslBundleOr(String name) {
+			return (this.sslBundle != null && !this.sslBundle.isBlank()) ? this.sslBundle.strip() : name;
 		}
 
 	}

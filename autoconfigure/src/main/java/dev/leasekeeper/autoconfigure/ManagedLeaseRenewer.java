@@ -88,6 +88,29 @@ public final class ManagedLeaseRenewer implements LeaseRenewer, SmartLifecycle, 
 		}
 	}
 
+	/**
+	 * Wait for the lease's first grant, as {@code leasekeeper.fail-fast} does at
+	 * start-up, whatever that setting: for what cannot start without it (an SSL bundle).
+	 * @throws LeaseUnavailableException if it was refused or did not come within the
+	 * start-up timeout
+	 */
+	void awaitFirstGrant() {
+		try {
+			this.lease.firstGrant().get(this.startupTimeout.toNanos(), TimeUnit.NANOSECONDS);
+		}
+		catch (TimeoutException ex) {
+			throw unavailable("could not be obtained within " + this.startupTimeout + " (last error: "
+					+ this.lease.getLastErrorClass() + ")");
+		}
+		catch (ExecutionException ex) {
+			throw unavailable("was refused by Vault: " + ex.getCause().getMessage());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw unavailable("was interrupted while being obtained");
+		}
+	}
+
 	private LeaseUnavailableException unavailable(String what) {
 		return new LeaseUnavailableException(getName(), describe(),
 				"Lease '" + getName() + "' (" + describe() + ") " + what);
