@@ -132,7 +132,11 @@ final class LeaseDefinitions {
 			requireText(prefix + ".common-name", certificate.getCommonName(),
 					"must be the certificate's common name, such as orders.example.com");
 			for (String altName : certificate.getAltNames()) {
-				requireText(prefix + ".alt-names", altName, "must be DNS names, such as api.example.com");
+				if (altName == null || altName.isBlank()) {
+					throw new InvalidLeasekeeperPropertyException(prefix + ".alt-names",
+							String.join(",", certificate.getAltNames()),
+							"must be DNS names separated by commas, such as api.example.com,www.example.com");
+				}
 			}
 			for (String ip : certificate.getIpSans()) {
 				if (ip == null || !ip.strip().matches("[0-9a-fA-F.:]+")) {

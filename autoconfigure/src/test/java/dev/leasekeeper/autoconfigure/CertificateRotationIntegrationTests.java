@@ -41,8 +41,10 @@ import dev.leasekeeper.tls.CertificateSource;
 
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.tomcat.autoconfigure.servlet.TomcatServletWebServerAutoConfiguration;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.boot.web.servlet.ServletRegistrationBean;
@@ -107,6 +109,24 @@ class CertificateRotationIntegrationTests {
 			assertNoKey(events.renewed.toString(), privateKey);
 			assertMetricsAndActuator(context, web, privateKey);
 		}
+	}
+
+	@Test
+	void aCertificateVaultRefusesStopsStartUpNamingItAndVaultsReason() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(LeasekeeperAutoConfiguration.class, SslAutoConfiguration.class))
+			.withPropertyValues(vault.propertyValues())
+			// a token that may issue from any role: Vault's own refusal, not the policy's
+			.withPropertyValues("leasekeeper.vault.token=" + vault.simulator().rootToken(),
+					"leasekeeper.certificates.web.path=pki/issue/billing",
+					"leasekeeper.certificates.web.common-name=orders.example.test")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(context.getStartupFailure()).rootCause()
+					.hasMessageContaining("'web'")
+					.hasMessageContaining("pki/issue/billing")
+					.hasMessageContaining("unknown role: billing");
+			});
 	}
 
 	private static void assertMetricsAndActuator(ConfigurableApplicationContext context, LeaseRenewer web,

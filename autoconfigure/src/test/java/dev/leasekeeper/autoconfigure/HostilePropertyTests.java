@@ -120,6 +120,26 @@ class HostilePropertyTests {
 		cases.add(new Case("bad lease name", "leasekeeper.leases.Orders_DB", "Orders_DB",
 				"leasekeeper.leases.Orders_DB.path=database/creds/other"));
 		cases.add(new Case("one path declared twice", "leasekeeper.leases.again.path", "database/creds/orders"));
+		String certificate = "leasekeeper.certificates.web";
+		String[] valid = { certificate + ".path=pki/issue/web", certificate + ".common-name=orders.example.test" };
+		cases.add(new Case("not an issuing path", certificate + ".path", "pki/sign/web", valid));
+		cases.add(new Case("empty path", certificate + ".path", "", valid));
+		cases.add(new Case("empty", certificate + ".common-name", "", valid));
+		cases.add(new Case("not an IP address", certificate + ".ip-sans", "localhost", valid));
+		cases.add(new Case("blank", certificate + ".alt-names", " ,api.example.test", valid));
+		cases.add(new Case("blank", certificate + ".ssl-bundle", " ", valid));
+		cases.add(new Case("a certificate is not renewed", certificate + ".increment", "1h", valid));
+		cases.add(new Case("fraction >= 1", certificate + ".renew-at", "1.5", valid));
+		for (String kind : List.of("-1s", "0s", "soon")) {
+			cases.add(new Case("bad validity", certificate + ".ttl", kind, valid));
+		}
+		cases.add(new Case("a lease's name", "leasekeeper.certificates.orders-db", "orders-db",
+				"leasekeeper.certificates.orders-db.path=pki/issue/web",
+				"leasekeeper.certificates.orders-db.common-name=orders.example.test"));
+		cases.add(new Case("one bundle, two certificates", "leasekeeper.certificates.api.ssl-bundle", "web",
+				certificate + ".path=pki/issue/web", certificate + ".common-name=orders.example.test",
+				"leasekeeper.certificates.api.path=pki/issue/web",
+				"leasekeeper.certificates.api.common-name=api.example.test"));
 		cases.add(new Case("datasource: true on two leases", "leasekeeper.leases.other.datasource", "true",
 				LEASE + ".datasource=true", "leasekeeper.leases.other.path=database/creds/other"));
 		return cases;
@@ -152,8 +172,9 @@ class HostilePropertyTests {
 		this.runner.withPropertyValues(vault.propertyValues())
 			.withPropertyValues(LEASE + ".path=database/creds/orders")
 			.withPropertyValues(bad.others())
-			.withPropertyValues(bad.property().endsWith("Orders_DB") ? new String[0]
-					: new String[] { bad.property() + "=" + bad.value() })
+			.withPropertyValues(
+					(bad.property().endsWith("Orders_DB") || bad.property().endsWith("certificates.orders-db"))
+							? new String[0] : new String[] { bad.property() + "=" + bad.value() })
 			.run((context) -> {
 				assertThat(context).hasFailed();
 				String failure = messages(context.getStartupFailure());
@@ -170,6 +191,7 @@ class HostilePropertyTests {
 		cases().forEach((bad) -> covered.add(bad.property()));
 		Set<String> documented = ConfigurationMetadataTests.documentedProperties();
 		documented.remove("leasekeeper.leases");
+		documented.remove("leasekeeper.certificates");
 		documented.removeIf((name) -> !name.startsWith("leasekeeper."));
 		// optional: AppRole in pull mode has no secret id
 		documented.remove("leasekeeper.vault.app-role.secret-id");
