@@ -1,5 +1,6 @@
 // The lease dashboard: polls /actuator/leases and /api/timeline every second, counts the
-// remaining TTL down between polls, and draws each lease's remaining TTL with its events.
+// remaining TTL down between polls, and draws each lease's remaining TTL with its events;
+// a certificate is a lease too: its life runs to its notAfter and each re-issue is a rotation.
 (function () {
 	'use strict';
 	const COLORS = { renewed: '#1a7f37', ceiling: '#e08a00', rotated: '#1f5fbf', lost: '#c62828' };
@@ -40,7 +41,9 @@
 				text('td', lease.expiresAt ? seconds(Date.parse(lease.expiresAt) - now) : 'never', 'remaining'),
 				text('td', lease.nextRenewalAt ? 'in ' + seconds(Date.parse(lease.nextRenewalAt) - now) : '–', 'next'),
 				text('td', lease.lastOutcome || '–'),
-				text('td', lease.ceiling ? new Date(lease.ceiling).toLocaleTimeString() : '–'));
+				text('td', lease.ceiling ? new Date(lease.ceiling).toLocaleTimeString() : '–'),
+				text('td', lease.serialNumber ? 'serial ' + lease.serialNumber.slice(0, 11) + '…, valid until '
+					+ new Date(lease.notAfter).toLocaleTimeString() : '–', 'certificate'));
 			return row;
 		}));
 	}

@@ -85,6 +85,8 @@ public class EmbeddedInfrastructure implements ApplicationContextInitializer<Con
 				path "auth/token/renew-self"   { capabilities = ["update"] }
 				path "auth/token/revoke-self"  { capabilities = ["update"] }
 				path "auth/token/lookup-self"  { capabilities = ["read"] }
+				path "pki/issue/web"           { capabilities = ["update"] }
+				path "pki/revoke"              { capabilities = ["update"] }
 				""";
 
 		static Running start(ConfigurableEnvironment environment) {
@@ -99,6 +101,9 @@ public class EmbeddedInfrastructure implements ApplicationContextInitializer<Con
 						Map.of("orders", GRANT)))
 				.databaseRole("orders", duration(environment, "db-ttl", "20s"),
 						duration(environment, "db-max-ttl", "60s"))
+				// the HTTPS connector's certificate, for localhost
+				.pkiRole("web", duration(environment, "cert-ttl", "30s"), duration(environment, "cert-max-ttl", "1h"),
+						"localhost")
 				// README's "Running the sample against a real Vault": the policy and
 				// nothing broader
 				.policy("sample-app", POLICY)
@@ -108,7 +113,8 @@ public class EmbeddedInfrastructure implements ApplicationContextInitializer<Con
 				.start();
 			logger.info("Embedded Vault simulator on " + vault.uri() + " and PostgreSQL on port " + postgres.getPort()
 					+ " started in " + Duration.ofNanos(System.nanoTime() - started).toMillis()
-					+ " ms (database role 'orders': ttl 20s, max 60s; AppRole token: ttl 30s, max 2m)");
+					+ " ms (database role 'orders': ttl 20s, max 60s; AppRole token: ttl 30s, max 2m;"
+					+ " PKI role 'web': certificates of 30s)");
 			return new Running(postgres, vault, secretId);
 		}
 

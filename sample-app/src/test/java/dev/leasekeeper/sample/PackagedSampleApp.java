@@ -41,7 +41,7 @@ final class PackagedSampleApp implements AutoCloseable {
 		Path jar = Path.of(System.getProperty("sample.jar", "target/leasekeeper-sample-app-0.1.0-SNAPSHOT-exec.jar"));
 		assertThat(jar).exists();
 		ProcessBuilder builder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-				"-jar", jar.toString(), "--spring.profiles.active=vault", "--server.port=0")
+				"-jar", jar.toString(), "--spring.profiles.active=vault", "--server.port=0", "--sample.https.port=0")
 			.redirectErrorStream(true);
 		builder.environment().put("VAULT_ADDR", infrastructure.vault().uri().toString());
 		builder.environment().put("VAULT_ROLE_ID", EmbeddedInfrastructure.ROLE_ID);

@@ -35,7 +35,7 @@ class SampleApplicationPauseIT {
 	private static final String LAST_PROCESSED_BY = "SELECT processed_by FROM orders WHERE status = 'done'"
 			+ " ORDER BY processed_at DESC NULLS LAST, id DESC LIMIT 1";
 
-	private static final Pattern PORT = Pattern.compile("Tomcat started on port (\\d+)");
+	private static final Pattern PORT = Pattern.compile("Tomcat started on ports? (\\d+)");
 
 	private final HttpClient http = HttpClient.newHttpClient();
 

@@ -35,8 +35,9 @@ import static org.awaitility.Awaitility.await;
  * token re-login, with the worker processing throughout and no failed query; and the
  * dashboard in a real browser.
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = { "sample.embedded.db-ttl=12s",
-		"sample.embedded.db-max-ttl=24s", "sample.embedded.token-ttl=12s", "sample.embedded.token-max-ttl=30s" })
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+		properties = { "sample.embedded.db-ttl=12s", "sample.embedded.db-max-ttl=24s", "sample.embedded.token-ttl=12s",
+				"sample.embedded.token-max-ttl=30s", "sample.embedded.cert-ttl=12s", "sample.https.port=0" })
 class SampleApplicationTests {
 
 	private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
@@ -78,6 +79,42 @@ class SampleApplicationTests {
 		OrderWorker.Stats stats = this.worker.stats();
 		assertThat(stats.processed()).isGreaterThan(processedBefore + 50);
 		assertThat(stats.failedQueries()).as("failed queries").isZero();
+	}
+
+	@Autowired
+	HttpsConnector https;
+
+	@Test
+	void theHttpsConnectorServesTheCertificateLeasekeeperKeepsAndEachReissue() throws Exception {
+		LeaseRenewer web = this.registry.get("web").orElseThrow();
+		String first = served();
+		assertThat(first).isEqualTo(web.current().leaseId());
+		await().atMost(Duration.ofSeconds(30))
+			.pollInterval(Duration.ofMillis(500))
+			.until(() -> !served().equals(first));
+		assertThat(served()).isEqualTo(web.current().leaseId());
+	}
+
+	/** The serial of the certificate served on a new connection, trusting only the CA. */
+	private String served() throws Exception {
+		java.security.KeyStore trust = java.security.KeyStore.getInstance(java.security.KeyStore.getDefaultType());
+		trust.load(null, null);
+		trust.setCertificateEntry("ca", this.infrastructure.vault().caCertificate());
+		javax.net.ssl.TrustManagerFactory trustManagers = javax.net.ssl.TrustManagerFactory
+			.getInstance(javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
+		trustManagers.init(trust);
+		javax.net.ssl.SSLContext context = javax.net.ssl.SSLContext.getInstance("TLS");
+		context.init(null, trustManagers.getTrustManagers(), null);
+		java.net.http.HttpClient http = java.net.http.HttpClient.newBuilder().sslContext(context).build();
+		java.net.http.HttpResponse<String> response = http.send(java.net.http.HttpRequest
+			.newBuilder(java.net.URI.create("https://localhost:" + this.https.getLocalPort() + "/api/orders/stats"))
+			.build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+		assertThat(response.statusCode()).isEqualTo(200);
+		java.security.cert.X509Certificate certificate = (java.security.cert.X509Certificate) response.sslSession()
+			.orElseThrow()
+			.getPeerCertificates()[0];
+		String hex = certificate.getSerialNumber().toString(16);
+		return ((hex.length() % 2 == 1) ? "0" + hex : hex).replaceAll("(..)(?!$)", "$1:");
 	}
 
 	@Test
@@ -122,7 +159,13 @@ class SampleApplicationTests {
 				.executeScript("return Array.from(document.querySelectorAll('#leases tbody tr[data-lease] td.name'))"
 						+ ".map((cell) => cell.textContent)");
 			Set<String> names = Set.copyOf(shownNames);
-			assertThat(names).contains("orders-db");
+			assertThat(names).contains("orders-db", "web");
+			// the certificate's row shows its serial and its notAfter
+			new WebDriverWait(browser, Duration.ofSeconds(10))
+				.until((page) -> String.valueOf(((JavascriptExecutor) page)
+					.executeScript("const c = document.querySelector(\"#leases tr[data-lease='web'] td.certificate\");"
+							+ " return c ? c.textContent : null;"))
+					.startsWith("serial "));
 			int shown = generation(browser);
 			LeaseRenewer database = this.registry.get("orders-db").orElseThrow();
 			database.rotateNow();
