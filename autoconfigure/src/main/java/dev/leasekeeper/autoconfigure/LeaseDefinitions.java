@@ -230,6 +230,29 @@ final class LeaseDefinitions {
 			requireText("leasekeeper.vault.userpass.path", vault.getUserpass().getPath(),
 					"must be the path the userpass auth method is mounted at, such as userpass");
 		}
+		if (vault.getAuthentication() == Authentication.JWT) {
+			LeasekeeperProperties.Jwt jwt = vault.getJwt();
+			requireText("leasekeeper.vault.jwt.role", jwt.getRole(),
+					"must be set when leasekeeper.vault.authentication is jwt: the Vault role to log in as");
+			requireText("leasekeeper.vault.jwt.path", jwt.getPath(),
+					"must be the path the JWT auth method is mounted at, such as jwt");
+			boolean hasToken = jwt.getToken() != null && !jwt.getToken().isBlank();
+			if (jwt.getTokenFile() == null && !hasToken) {
+				// the token is a secret: never repeated
+				throw new InvalidLeasekeeperPropertyException("leasekeeper.vault.jwt.token-file", "",
+						"must be set when leasekeeper.vault.authentication is jwt (or leasekeeper.vault.jwt.token):"
+								+ " the file your identity provider writes the workload's JWT to");
+			}
+			if (jwt.getTokenFile() != null && hasToken) {
+				throw new InvalidLeasekeeperPropertyException("leasekeeper.vault.jwt.token-file",
+						jwt.getTokenFile().toString(), "set either token-file or token, not both");
+			}
+			Path file = jwt.getTokenFile();
+			if (file != null && (!Files.isRegularFile(file) || !Files.isReadable(file))) {
+				throw new InvalidLeasekeeperPropertyException("leasekeeper.vault.jwt.token-file", file.toString(),
+						"must name a readable file holding the JWT");
+			}
+		}
 		if (vault.getAuthentication() == Authentication.KUBERNETES) {
 			Kubernetes kubernetes = vault.getKubernetes();
 			requireText("leasekeeper.vault.kubernetes.role", kubernetes.getRole(),

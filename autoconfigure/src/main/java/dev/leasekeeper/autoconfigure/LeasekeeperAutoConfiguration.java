@@ -38,6 +38,8 @@ import org.springframework.http.client.ClientHttpRequestFactory;
 import org.springframework.vault.authentication.AppRoleAuthentication;
 import org.springframework.vault.authentication.AppRoleAuthenticationOptions;
 import org.springframework.vault.authentication.ClientAuthentication;
+import org.springframework.vault.authentication.JwtAuthentication;
+import org.springframework.vault.authentication.JwtAuthenticationOptions;
 import org.springframework.vault.authentication.KubernetesAuthentication;
 import org.springframework.vault.authentication.KubernetesAuthenticationOptions;
 import org.springframework.vault.authentication.KubernetesServiceAccountTokenFile;
@@ -256,6 +258,17 @@ public final class LeasekeeperAutoConfiguration {
 					.username(vault.getUserpass().getUsername())
 					.password(vault.getUserpass().getPassword())
 					.build(), rest);
+				case JWT -> {
+					LeasekeeperProperties.Jwt jwt = vault.getJwt();
+					java.nio.file.Path file = jwt.getTokenFile();
+					String token = jwt.getToken();
+					// a file is read at every login: its issuer rotates the token
+					yield new JwtAuthentication(JwtAuthenticationOptions.builder()
+						.path(jwt.getPath())
+						.role(jwt.getRole())
+						.jwtSupplier((file != null) ? () -> readJwt(file) : () -> token)
+						.build(), rest);
+				}
 				case KUBERNETES -> {
 					Kubernetes kubernetes = vault.getKubernetes();
 					// the supplier reads the file at every login: Kubernetes rotates the
@@ -268,6 +281,16 @@ public final class LeasekeeperAutoConfiguration {
 						.build(), rest);
 				}
 			};
+		}
+
+		private static String readJwt(java.nio.file.Path file) {
+			try {
+				return java.nio.file.Files.readString(file).strip();
+			}
+			catch (java.io.IOException ex) {
+				// the message names the file, never its content
+				throw new IllegalStateException("Cannot read the JWT from " + file, ex);
+			}
 		}
 
 	}

@@ -757,6 +757,11 @@ public class LeasekeeperProperties {
 		private final Userpass userpass = new Userpass();
 
 		/**
+		 * JWT login, with authentication jwt.
+		 */
+		private final Jwt jwt = new Jwt();
+
+		/**
 		 * Timeout for opening a connection to Vault.
 		 */
 		private Duration connectionTimeout = Duration.ofSeconds(5);
@@ -795,6 +800,10 @@ public class LeasekeeperProperties {
 
 		public Userpass getUserpass() {
 			return this.userpass;
+		}
+
+		public Jwt getJwt() {
+			return this.jwt;
 		}
 
 		public Duration getConnectionTimeout() {
@@ -901,6 +910,67 @@ public class LeasekeeperProperties {
 	}
 
 	/**
+	 * JWT auth: a role and a JWT from an identity provider the method trusts.
+	 */
+	public static class Jwt {
+
+		/**
+		 * Vault role to log in as.
+		 */
+		private @Nullable String role;
+
+		/**
+		 * File holding the JWT, read again at every login (a workload identity token that
+		 * its issuer rotates).
+		 */
+		private @Nullable Path tokenFile;
+
+		/**
+		 * The JWT itself, when it is not in a file; it cannot be replaced once it
+		 * expires.
+		 */
+		private @Nullable String token;
+
+		/**
+		 * Mount path of the JWT auth method.
+		 */
+		private String path = "jwt";
+
+		public @Nullable String getRole() {
+			return this.role;
+		}
+
+		public void setRole(@Nullable String role) {
+			this.role = role;
+		}
+
+		public @Nullable Path getTokenFile() {
+			return this.tokenFile;
+		}
+
+		public void setTokenFile(@Nullable Path tokenFile) {
+			this.tokenFile = tokenFile;
+		}
+
+		public @Nullable String getToken() {
+			return this.token;
+		}
+
+		public void setToken(@Nullable String token) {
+			this.token = token;
+		}
+
+		public String getPath() {
+			return this.path;
+		}
+
+		public void setPath(String path) {
+			this.path = path;
+		}
+
+	}
+
+	/**
 	 * Userpass auth: a username and its password.
 	 */
 	public static class Userpass {
@@ -970,7 +1040,12 @@ public class LeasekeeperProperties {
 		/**
 		 * Userpass, with leasekeeper.vault.userpass.username and password.
 		 */
-		USERPASS
+		USERPASS,
+
+		/**
+		 * JWT, with leasekeeper.vault.jwt.role and a JWT (token-file or token).
+		 */
+		JWT
 
 	}
 

@@ -117,6 +117,14 @@ class HostilePropertyTests {
 				"leasekeeper.vault.authentication=userpass", "leasekeeper.vault.userpass.username=orders"));
 		cases.add(new Case("empty", "leasekeeper.vault.userpass.path", "", "leasekeeper.vault.authentication=userpass",
 				"leasekeeper.vault.userpass.username=orders", "leasekeeper.vault.userpass.password=p"));
+		String jwtFile = "leasekeeper.vault.jwt.token-file=" + serviceAccountTokenFile();
+		cases.add(new Case("empty", "leasekeeper.vault.jwt.role", "", "leasekeeper.vault.authentication=jwt", jwtFile));
+		cases.add(new Case("empty", "leasekeeper.vault.jwt.path", "", "leasekeeper.vault.authentication=jwt",
+				"leasekeeper.vault.jwt.role=orders", jwtFile));
+		cases.add(new Case("no such file", "leasekeeper.vault.jwt.token-file", "/nonexistent/identity/jwt",
+				"leasekeeper.vault.authentication=jwt", "leasekeeper.vault.jwt.role=orders"));
+		cases.add(new Case("empty, and no file", "leasekeeper.vault.jwt.token", "",
+				"leasekeeper.vault.authentication=jwt", "leasekeeper.vault.jwt.role=orders"));
 		cases.add(new Case("bad lease name", "leasekeeper.leases.Orders_DB", "Orders_DB",
 				"leasekeeper.leases.Orders_DB.path=database/creds/other"));
 		cases.add(new Case("one path declared twice", "leasekeeper.leases.again.path", "database/creds/orders"));

@@ -30,9 +30,11 @@ final class VaultHttpHandler implements HttpHandler {
 		.build();
 
 	/** The mounts, with the {@code mount_type} Vault names each. */
-	private static final Map<String, String> MOUNTS = Map.of("sys/", "system", "auth/token/", "token", "auth/approle/",
-			"approle", "auth/kubernetes/", "kubernetes", "auth/userpass/", "userpass", "database/", "database",
-			"cubbyhole/", "cubbyhole", "identity/", "identity", "pki/", "pki");
+	private static final Map<String, String> MOUNTS = Map.ofEntries(Map.entry("sys/", "system"),
+			Map.entry("auth/token/", "token"), Map.entry("auth/approle/", "approle"),
+			Map.entry("auth/kubernetes/", "kubernetes"), Map.entry("auth/userpass/", "userpass"),
+			Map.entry("auth/jwt/", "jwt"), Map.entry("database/", "database"), Map.entry("cubbyhole/", "cubbyhole"),
+			Map.entry("identity/", "identity"), Map.entry("pki/", "pki"));
 
 	private final VaultModel model;
 
@@ -123,6 +125,11 @@ final class VaultHttpHandler implements HttpHandler {
 			VaultModel.Token token = this.model.userpassLogin(path.substring("auth/userpass/login/".length()),
 					string(body, "password"));
 			return ok(authResponse(token, List.of(), "userpass"));
+		}
+		if (path.equals("auth/jwt/login")) {
+			requireMethod(method, "POST", "PUT");
+			VaultModel.Token token = this.model.jwtLogin(string(body, "role"), string(body, "jwt"));
+			return ok(authResponse(token, List.of(), "jwt"));
 		}
 		if (path.equals("auth/kubernetes/login")) {
 			requireMethod(method, "POST", "PUT");

@@ -56,6 +56,15 @@ final class VaultModel {
 	 */
 	private final Map<String, KubernetesRole> kubernetesRoles = new ConcurrentHashMap<>();
 
+	/** JWT auth roles ({@code auth/jwt/role/<name>}) by name. */
+	private final Map<String, JwtRole> jwtRoles = new ConcurrentHashMap<>();
+
+	/**
+	 * The key pair of the JWT issuer the JWT auth method trusts
+	 * ({@code jwt_validation_pubkeys}).
+	 */
+	private java.security.@Nullable KeyPair jwtIssuer;
+
 	/** Userpass users by (lower-case) name: their password and their tokens' settings. */
 	private final Map<String, User> users = new ConcurrentHashMap<>();
 
@@ -291,6 +300,102 @@ final class VaultModel {
 	/**
 	 * The claims of a JWT, or a 403 as the plugin's validator answers a malformed one.
 	 */
+	synchronized void jwtRole(String name, String boundAudience, Duration tokenTtl, Duration tokenMaxTtl,
+			List<String> policies) {
+		this.jwtRoles.put(name, new JwtRole(boundAudience,
+				new AppRole(name, "jwt/" + name, "", tokenTtl, tokenMaxTtl, null, sanitize(policies, true))));
+	}
+
+	/**
+	 * Sign a JWT (RS256) as the identity provider the JWT auth method trusts does: claims
+	 * {@code sub}, {@code aud}, {@code iat} and {@code exp}.
+	 */
+	synchronized String signJwt(String subject, String audience, Duration validity) {
+		try {
+			java.util.Base64.Encoder base64 = java.util.Base64.getUrlEncoder().withoutPadding();
+			long now = now().getEpochSecond();
+			String header = "{\"alg\":\"RS256\",\"typ\":\"JWT\",\"kid\":\"simulator\"}";
+			String claims = "{\"iss\":\"https://idp.simulator\",\"sub\":\"" + subject + "\",\"aud\":\"" + audience
+					+ "\",\"iat\":" + now + ",\"exp\":" + (now + validity.toSeconds()) + "}";
+			String signed = base64.encodeToString(header.getBytes(java.nio.charset.StandardCharsets.UTF_8)) + "."
+					+ base64.encodeToString(claims.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+			java.security.Signature signer = java.security.Signature.getInstance("SHA256withRSA");
+			signer.initSign(jwtIssuer().getPrivate());
+			signer.update(signed.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+			String jwt = signed + "." + base64.encodeToString(signer.sign());
+			this.secrets.add(jwt);
+			return jwt;
+		}
+		catch (java.security.GeneralSecurityException ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	private java.security.KeyPair jwtIssuer() throws java.security.GeneralSecurityException {
+		if (this.jwtIssuer == null) {
+			java.security.KeyPairGenerator generator = java.security.KeyPairGenerator.getInstance("RSA");
+			generator.initialize(2048);
+			this.jwtIssuer = generator.generateKeyPair();
+		}
+		return this.jwtIssuer;
+	}
+
+	/**
+	 * Log in with a JWT ({@code auth/jwt/login}), as vault-plugin-auth-jwt's
+	 * {@code pathLogin} with {@code jwt_validation_pubkeys}: the role, then the token's
+	 * signature against the trusted key, then its expiry and its audience; the token's
+	 * {@code sub} is the user ({@code user_claim}).
+	 */
+	synchronized Token jwtLogin(@Nullable String roleName, @Nullable String jwt) {
+		if (roleName == null || roleName.isEmpty()) {
+			throw VaultError.badRequest("missing role");
+		}
+		JwtRole role = this.jwtRoles.get(roleName);
+		if (role == null) {
+			throw VaultError.badRequest("role \"" + roleName + "\" could not be found");
+		}
+		if (jwt == null || jwt.isEmpty()) {
+			throw VaultError.badRequest("missing token");
+		}
+		String[] parts = jwt.split("\\.", -1);
+		boolean valid = false;
+		try {
+			if (parts.length == 3) {
+				java.security.Signature verifier = java.security.Signature.getInstance("SHA256withRSA");
+				verifier.initVerify(jwtIssuer().getPublic());
+				verifier.update((parts[0] + "." + parts[1]).getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+				valid = verifier.verify(java.util.Base64.getUrlDecoder().decode(parts[2]));
+			}
+		}
+		catch (java.security.GeneralSecurityException | IllegalArgumentException ex) {
+			valid = false;
+		}
+		if (!valid) {
+			throw VaultError.badRequest(
+					"error validating token: error verifying token signature: no known key successfully validated the token signature");
+		}
+		Map<String, Object> claims = jwtClaims(jwt);
+		if (!(claims.get("exp") instanceof Number exp) || exp.longValue() + 150 < now().getEpochSecond()) {
+			// go-jose's leeway: 150 s by default in the plugin
+			throw VaultError.badRequest(
+					"error validating token: error validating claims: validation failed, token is expired (exp)");
+		}
+		if (!role.boundAudience().equals(claims.get("aud"))) {
+			throw VaultError.badRequest(
+					"error validating token: error validating claims: invalid audience (aud) claim: audience provided does not match configured audiences");
+		}
+		String subject = String.valueOf(claims.get("sub"));
+		AppRole settings = role.token();
+		Token token = new Token("hvs." + randomString(24), randomString(24), settings.policies, now(), null, null,
+				settings, null, true, null, "auth/jwt/login", "jwt-" + subject, Map.of("role", roleName));
+		token.granted = cap(token, settings.tokenTtl).ttl;
+		token.creationTtl = token.granted;
+		token.expireAt = now().plus(token.granted);
+		token.leaseId = "auth/jwt/login/" + randomHex(40);
+		register(token);
+		return token;
+	}
+
 	private static Map<String, Object> jwtClaims(String jwt) {
 		String[] parts = jwt.split("\\.", -1);
 		if (parts.length != 3) {
@@ -749,6 +854,9 @@ final class VaultModel {
 	}
 
 	/** A Kubernetes auth role: the service accounts it binds and its tokens' settings. */
+	private record JwtRole(String boundAudience, AppRole token) {
+	}
+
 	private record KubernetesRole(List<String> serviceAccountNames, List<String> namespaces, AppRole token) {
 	}
 

@@ -301,6 +301,19 @@ public final class VaultSimulator implements AutoCloseable {
 	}
 
 	/**
+	 * Sign a JWT (RS256) as the identity provider the JWT auth method trusts
+	 * ({@code jwt_validation_pubkeys}) would: a workload's identity for
+	 * {@code auth/jwt/login}.
+	 * @param subject its {@code sub}
+	 * @param audience its {@code aud}
+	 * @param validity from now to its {@code exp}
+	 * @return the JWT
+	 */
+	public String signJwt(String subject, String audience, Duration validity) {
+		return this.model.signJwt(subject, audience, validity);
+	}
+
+	/**
 	 * Make the cluster stop vouching for a service account token (Kubernetes rotated the
 	 * projected token, or the service account was deleted): a login with it is refused
 	 * (403).
@@ -564,6 +577,23 @@ public final class VaultSimulator implements AutoCloseable {
 				Duration tokenMaxTtl) {
 			this.configuration.add((model) -> model.kubernetesRole(name, List.of(serviceAccountName),
 					List.of(namespace), tokenTtl, tokenMaxTtl, List.of(APPLICATION_POLICY)));
+			return this;
+		}
+
+		/**
+		 * Add a JWT auth role ({@code auth/jwt/role/<name>}, {@code role_type=jwt},
+		 * {@code user_claim=sub}) bound to one audience, whose tokens carry
+		 * {@link #APPLICATION_POLICY} (and {@code default}); the method trusts the key
+		 * {@link VaultSimulator#signJwt} signs with.
+		 * @param name the role's name
+		 * @param boundAudience its {@code bound_audiences}
+		 * @param tokenTtl the TTL of its tokens
+		 * @param tokenMaxTtl the max TTL of its tokens
+		 * @return this builder
+		 */
+		public Builder jwtRole(String name, String boundAudience, Duration tokenTtl, Duration tokenMaxTtl) {
+			this.configuration
+				.add((model) -> model.jwtRole(name, boundAudience, tokenTtl, tokenMaxTtl, List.of(APPLICATION_POLICY)));
 			return this;
 		}
 
