@@ -230,6 +230,16 @@ final class LeaseDefinitions {
 			requireText("leasekeeper.vault.userpass.path", vault.getUserpass().getPath(),
 					"must be the path the userpass auth method is mounted at, such as userpass");
 		}
+		if (vault.getAuthentication() == Authentication.GITHUB) {
+			String token = vault.getGithub().getToken();
+			if (token == null || token.isBlank()) {
+				// the value is a secret: never repeated
+				throw new InvalidLeasekeeperPropertyException("leasekeeper.vault.github.token", "",
+						"must be set when leasekeeper.vault.authentication is github: a personal access token");
+			}
+			requireText("leasekeeper.vault.github.path", vault.getGithub().getPath(),
+					"must be the path the GitHub auth method is mounted at, such as github");
+		}
 		if (vault.getAuthentication() == Authentication.JWT) {
 			LeasekeeperProperties.Jwt jwt = vault.getJwt();
 			requireText("leasekeeper.vault.jwt.role", jwt.getRole(),

@@ -38,6 +38,8 @@ import org.springframework.http.client.ClientHttpRequestFactory;
 import org.springframework.vault.authentication.AppRoleAuthentication;
 import org.springframework.vault.authentication.AppRoleAuthenticationOptions;
 import org.springframework.vault.authentication.ClientAuthentication;
+import org.springframework.vault.authentication.GitHubAuthentication;
+import org.springframework.vault.authentication.GitHubAuthenticationOptions;
 import org.springframework.vault.authentication.JwtAuthentication;
 import org.springframework.vault.authentication.JwtAuthenticationOptions;
 import org.springframework.vault.authentication.KubernetesAuthentication;
@@ -257,6 +259,10 @@ public final class LeasekeeperAutoConfiguration {
 					.path(vault.getUserpass().getPath())
 					.username(vault.getUserpass().getUsername())
 					.password(vault.getUserpass().getPassword())
+					.build(), rest);
+				case GITHUB -> new GitHubAuthentication(GitHubAuthenticationOptions.builder()
+					.path(vault.getGithub().getPath())
+					.token(vault.getGithub().getToken())
 					.build(), rest);
 				case JWT -> {
 					LeasekeeperProperties.Jwt jwt = vault.getJwt();

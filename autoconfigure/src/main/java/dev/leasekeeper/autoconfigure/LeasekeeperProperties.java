@@ -762,6 +762,11 @@ public class LeasekeeperProperties {
 		private final Jwt jwt = new Jwt();
 
 		/**
+		 * GitHub login, with authentication github.
+		 */
+		private final GitHub github = new GitHub();
+
+		/**
 		 * Timeout for opening a connection to Vault.
 		 */
 		private Duration connectionTimeout = Duration.ofSeconds(5);
@@ -804,6 +809,10 @@ public class LeasekeeperProperties {
 
 		public Jwt getJwt() {
 			return this.jwt;
+		}
+
+		public GitHub getGithub() {
+			return this.github;
 		}
 
 		public Duration getConnectionTimeout() {
@@ -905,6 +914,39 @@ public class LeasekeeperProperties {
 
 		public void setServiceAccountTokenFile(Path serviceAccountTokenFile) {
 			this.serviceAccountTokenFile = serviceAccountTokenFile;
+		}
+
+	}
+
+	/**
+	 * GitHub auth: a personal access token of a member of the configured organization.
+	 */
+	public static class GitHub {
+
+		/**
+		 * GitHub personal access token.
+		 */
+		private @Nullable String token;
+
+		/**
+		 * Mount path of the GitHub auth method.
+		 */
+		private String path = "github";
+
+		public @Nullable String getToken() {
+			return this.token;
+		}
+
+		public void setToken(@Nullable String token) {
+			this.token = token;
+		}
+
+		public String getPath() {
+			return this.path;
+		}
+
+		public void setPath(String path) {
+			this.path = path;
 		}
 
 	}
@@ -1045,7 +1087,12 @@ public class LeasekeeperProperties {
 		/**
 		 * JWT, with leasekeeper.vault.jwt.role and a JWT (token-file or token).
 		 */
-		JWT
+		JWT,
+
+		/**
+		 * GitHub, with leasekeeper.vault.github.token.
+		 */
+		GITHUB
 
 	}
 

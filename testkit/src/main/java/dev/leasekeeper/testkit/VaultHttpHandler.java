@@ -33,8 +33,8 @@ final class VaultHttpHandler implements HttpHandler {
 	private static final Map<String, String> MOUNTS = Map.ofEntries(Map.entry("sys/", "system"),
 			Map.entry("auth/token/", "token"), Map.entry("auth/approle/", "approle"),
 			Map.entry("auth/kubernetes/", "kubernetes"), Map.entry("auth/userpass/", "userpass"),
-			Map.entry("auth/jwt/", "jwt"), Map.entry("database/", "database"), Map.entry("cubbyhole/", "cubbyhole"),
-			Map.entry("identity/", "identity"), Map.entry("pki/", "pki"));
+			Map.entry("auth/jwt/", "jwt"), Map.entry("auth/github/", "github"), Map.entry("database/", "database"),
+			Map.entry("cubbyhole/", "cubbyhole"), Map.entry("identity/", "identity"), Map.entry("pki/", "pki"));
 
 	private final VaultModel model;
 
@@ -125,6 +125,11 @@ final class VaultHttpHandler implements HttpHandler {
 			VaultModel.Token token = this.model.userpassLogin(path.substring("auth/userpass/login/".length()),
 					string(body, "password"));
 			return ok(authResponse(token, List.of(), "userpass"));
+		}
+		if (path.equals("auth/github/login")) {
+			requireMethod(method, "POST", "PUT");
+			VaultModel.Token token = this.model.gitHubLogin(string(body, "token"));
+			return ok(authResponse(token, List.of(), "github"));
 		}
 		if (path.equals("auth/jwt/login")) {
 			requireMethod(method, "POST", "PUT");

@@ -56,6 +56,9 @@ final class VaultModel {
 	 */
 	private final Map<String, KubernetesRole> kubernetesRoles = new ConcurrentHashMap<>();
 
+	/** GitHub personal access tokens the simulated GitHub API knows, by token. */
+	private final Map<String, GitHubUser> gitHubUsers = new ConcurrentHashMap<>();
+
 	/** JWT auth roles ({@code auth/jwt/role/<name>}) by name. */
 	private final Map<String, JwtRole> jwtRoles = new ConcurrentHashMap<>();
 
@@ -300,6 +303,46 @@ final class VaultModel {
 	/**
 	 * The claims of a JWT, or a 403 as the plugin's validator answers a malformed one.
 	 */
+	/**
+	 * A GitHub user and their personal access token, as the GitHub API the method asks
+	 * knows them; {@code member} says whether they are in the organization the method is
+	 * configured with ({@code auth/github/config organization=...}).
+	 */
+	synchronized void gitHubUser(String accessToken, String login, boolean member, Duration tokenTtl,
+			Duration tokenMaxTtl, List<String> policies) {
+		this.gitHubUsers.put(accessToken, new GitHubUser(login, member,
+				new AppRole(login, "github/" + login, "", tokenTtl, tokenMaxTtl, null, sanitize(policies, true))));
+		this.secrets.add(accessToken);
+	}
+
+	/**
+	 * Log in with a GitHub personal access token ({@code auth/github/login}), as the
+	 * builtin's {@code pathLogin}: GitHub's {@code /user} refuses an unknown token (Vault
+	 * answers 500 with go-github's error), a user outside the organization is refused
+	 * ({@code verifyCredentials} returns an error: 500); metadata {@code username} and
+	 * {@code org}, display name {@code github-<login>}.
+	 */
+	synchronized Token gitHubLogin(@Nullable String accessToken) {
+		GitHubUser user = (accessToken != null) ? this.gitHubUsers.get(accessToken) : null;
+		if (user == null) {
+			throw new VaultError(500,
+					"1 error occurred:\n\t* GET https://api.github.com/user: 401 Bad credentials []\n\n");
+		}
+		if (!user.member()) {
+			throw new VaultError(500, "1 error occurred:\n\t* user is not part of required org\n\n");
+		}
+		AppRole settings = user.token();
+		Token token = new Token("hvs." + randomString(24), randomString(24), settings.policies, now(), null, null,
+				settings, null, true, null, "auth/github/login", "github-" + user.login(),
+				Map.of("username", user.login(), "org", "leasekeeper"));
+		token.granted = cap(token, settings.tokenTtl).ttl;
+		token.creationTtl = token.granted;
+		token.expireAt = now().plus(token.granted);
+		token.leaseId = "auth/github/login/" + randomHex(40);
+		register(token);
+		return token;
+	}
+
 	synchronized void jwtRole(String name, String boundAudience, Duration tokenTtl, Duration tokenMaxTtl,
 			List<String> policies) {
 		this.jwtRoles.put(name, new JwtRole(boundAudience,
@@ -854,6 +897,9 @@ final class VaultModel {
 	}
 
 	/** A Kubernetes auth role: the service accounts it binds and its tokens' settings. */
+	private record GitHubUser(String login, boolean member, AppRole token) {
+	}
+
 	private record JwtRole(String boundAudience, AppRole token) {
 	}
 

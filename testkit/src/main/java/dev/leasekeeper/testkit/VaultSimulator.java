@@ -598,6 +598,24 @@ public final class VaultSimulator implements AutoCloseable {
 		}
 
 		/**
+		 * Add a GitHub user and their personal access token, as the GitHub API the
+		 * {@code github} auth method asks knows them, whose Vault tokens carry
+		 * {@link #APPLICATION_POLICY} (and {@code default}).
+		 * @param accessToken the personal access token
+		 * @param login the GitHub login
+		 * @param member whether the user is in the organization the method requires
+		 * @param tokenTtl the TTL of the Vault tokens
+		 * @param tokenMaxTtl their max TTL
+		 * @return this builder
+		 */
+		public Builder gitHubUser(String accessToken, String login, boolean member, Duration tokenTtl,
+				Duration tokenMaxTtl) {
+			this.configuration.add((model) -> model.gitHubUser(accessToken, login, member, tokenTtl, tokenMaxTtl,
+					List.of(APPLICATION_POLICY)));
+			return this;
+		}
+
+		/**
 		 * Add a userpass user ({@code auth/userpass/users/<username>}) whose tokens carry
 		 * {@link #APPLICATION_POLICY} (and {@code default}).
 		 * @param username the user's name (Vault keeps it lower-case)
