@@ -230,6 +230,15 @@ final class LeaseDefinitions {
 			requireText("leasekeeper.vault.userpass.path", vault.getUserpass().getPath(),
 					"must be the path the userpass auth method is mounted at, such as userpass");
 		}
+		if (vault.getAuthentication() == Authentication.CUBBYHOLE) {
+			String wrapped = vault.getCubbyhole().getWrappedToken();
+			if (wrapped == null || wrapped.isBlank()) {
+				// the value is a secret: never repeated
+				throw new InvalidLeasekeeperPropertyException("leasekeeper.vault.cubbyhole.wrapped-token", "",
+						"must be set when leasekeeper.vault.authentication is cubbyhole: the wrapping token"
+								+ " (vault token create -wrap-ttl=...)");
+			}
+		}
 		if (vault.getAuthentication() == Authentication.GITHUB) {
 			String token = vault.getGithub().getToken();
 			if (token == null || token.isBlank()) {

@@ -17,6 +17,9 @@ import dev.leasekeeper.vault.LeaseSessionManager;
 import dev.leasekeeper.vault.TokenLeaseSource;
 
 import org.springframework.beans.factory.ListableBeanFactory;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.SpringApplication;
@@ -38,6 +41,8 @@ import org.springframework.http.client.ClientHttpRequestFactory;
 import org.springframework.vault.authentication.AppRoleAuthentication;
 import org.springframework.vault.authentication.AppRoleAuthenticationOptions;
 import org.springframework.vault.authentication.ClientAuthentication;
+import org.springframework.vault.authentication.CubbyholeAuthentication;
+import org.springframework.vault.authentication.CubbyholeAuthenticationOptions;
 import org.springframework.vault.authentication.GitHubAuthentication;
 import org.springframework.vault.authentication.GitHubAuthenticationOptions;
 import org.springframework.vault.authentication.JwtAuthentication;
@@ -56,6 +61,7 @@ import org.springframework.vault.core.VaultOperations;
 import org.springframework.vault.core.VaultTemplate;
 import org.springframework.vault.support.ClientOptions;
 import org.springframework.vault.support.SslConfiguration;
+import org.springframework.vault.support.VaultToken;
 import org.springframework.web.client.RestTemplate;
 
 /**
@@ -202,6 +208,8 @@ public final class LeasekeeperAutoConfiguration {
 	@ConditionalOnMissingBean({ VaultOperations.class, SessionManager.class })
 	static class LeasekeeperVaultConfiguration {
 
+		private static final Log logger = LogFactory.getLog(LeasekeeperVaultConfiguration.class);
+
 		@Bean(LeaseRenewerRegistrar.TOKEN_RENEWER)
 		ManagedLeaseRenewer vaultTokenLeaseRenewer(LeasekeeperProperties properties, LeaseRenewerFactory factory,
 				LeaseScheduler scheduler, ObjectProvider<ClientAuthentication> applicationAuthentication) {
@@ -260,6 +268,16 @@ public final class LeasekeeperAutoConfiguration {
 					.username(vault.getUserpass().getUsername())
 					.password(vault.getUserpass().getPassword())
 					.build(), rest);
+				case CUBBYHOLE -> {
+					logger.warn("leasekeeper.vault.authentication is cubbyhole: the wrapping token unwraps once, so"
+							+ " Leasekeeper renews the token it holds but cannot log in again once that token reaches"
+							+ " its max TTL or is revoked; give the wrapped token a period (a periodic token renews"
+							+ " for ever) or use a login method that can be repeated");
+					yield new CubbyholeAuthentication(CubbyholeAuthenticationOptions.builder()
+						.initialToken(VaultToken.of(vault.getCubbyhole().getWrappedToken()))
+						.wrapped()
+						.build(), rest);
+				}
 				case GITHUB -> new GitHubAuthentication(GitHubAuthenticationOptions.builder()
 					.path(vault.getGithub().getPath())
 					.token(vault.getGithub().getToken())

@@ -767,6 +767,11 @@ public class LeasekeeperProperties {
 		private final GitHub github = new GitHub();
 
 		/**
+		 * Cubbyhole login (a response-wrapped token), with authentication cubbyhole.
+		 */
+		private final Cubbyhole cubbyhole = new Cubbyhole();
+
+		/**
 		 * Timeout for opening a connection to Vault.
 		 */
 		private Duration connectionTimeout = Duration.ofSeconds(5);
@@ -813,6 +818,10 @@ public class LeasekeeperProperties {
 
 		public GitHub getGithub() {
 			return this.github;
+		}
+
+		public Cubbyhole getCubbyhole() {
+			return this.cubbyhole;
 		}
 
 		public Duration getConnectionTimeout() {
@@ -914,6 +923,27 @@ public class LeasekeeperProperties {
 
 		public void setServiceAccountTokenFile(Path serviceAccountTokenFile) {
 			this.serviceAccountTokenFile = serviceAccountTokenFile;
+		}
+
+	}
+
+	/**
+	 * Cubbyhole auth: a wrapping token that unwraps, once, into the token to use.
+	 */
+	public static class Cubbyhole {
+
+		/**
+		 * Wrapping token (vault token create -wrap-ttl=...) handed to the application; it
+		 * can be unwrapped once.
+		 */
+		private @Nullable String wrappedToken;
+
+		public @Nullable String getWrappedToken() {
+			return this.wrappedToken;
+		}
+
+		public void setWrappedToken(@Nullable String wrappedToken) {
+			this.wrappedToken = wrappedToken;
 		}
 
 	}
@@ -1092,7 +1122,12 @@ public class LeasekeeperProperties {
 		/**
 		 * GitHub, with leasekeeper.vault.github.token.
 		 */
-		GITHUB
+		GITHUB,
+
+		/**
+		 * Cubbyhole, with leasekeeper.vault.cubbyhole.wrapped-token (unwrapped once).
+		 */
+		CUBBYHOLE
 
 	}
 

@@ -117,6 +117,8 @@ class HostilePropertyTests {
 				"leasekeeper.vault.authentication=userpass", "leasekeeper.vault.userpass.username=orders"));
 		cases.add(new Case("empty", "leasekeeper.vault.userpass.path", "", "leasekeeper.vault.authentication=userpass",
 				"leasekeeper.vault.userpass.username=orders", "leasekeeper.vault.userpass.password=p"));
+		cases.add(new Case("empty", "leasekeeper.vault.cubbyhole.wrapped-token", "",
+				"leasekeeper.vault.authentication=cubbyhole"));
 		cases.add(new Case("empty", "leasekeeper.vault.github.token", "", "leasekeeper.vault.authentication=github"));
 		cases.add(new Case("empty", "leasekeeper.vault.github.path", "", "leasekeeper.vault.authentication=github",
 				"leasekeeper.vault.github.token=ghp_x"));

@@ -126,6 +126,14 @@ final class VaultHttpHandler implements HttpHandler {
 					string(body, "password"));
 			return ok(authResponse(token, List.of(), "userpass"));
 		}
+		if (path.equals("sys/wrapping/unwrap")) {
+			requireMethod(method, "POST", "PUT");
+			// the wrapping token in the header, or another token's call with it in the
+			// body
+			String wrapping = (body.get("token") instanceof String given && !given.isEmpty()) ? given : tokenId;
+			VaultModel.Token token = this.model.unwrap(wrapping);
+			return ok(authResponse(token, List.of(), "token"));
+		}
 		if (path.equals("auth/github/login")) {
 			requireMethod(method, "POST", "PUT");
 			VaultModel.Token token = this.model.gitHubLogin(string(body, "token"));

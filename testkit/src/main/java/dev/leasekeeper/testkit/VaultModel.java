@@ -56,6 +56,12 @@ final class VaultModel {
 	 */
 	private final Map<String, KubernetesRole> kubernetesRoles = new ConcurrentHashMap<>();
 
+	/**
+	 * Response-wrapping tokens not yet unwrapped: the token each one wraps, until its TTL
+	 * ends.
+	 */
+	private final Map<String, Wrapped> wrapped = new ConcurrentHashMap<>();
+
 	/** GitHub personal access tokens the simulated GitHub API knows, by token. */
 	private final Map<String, GitHubUser> gitHubUsers = new ConcurrentHashMap<>();
 
@@ -341,6 +347,31 @@ final class VaultModel {
 		token.leaseId = "auth/github/login/" + randomHex(40);
 		register(token);
 		return token;
+	}
+
+	/**
+	 * Wrap a token as {@code X-Vault-Wrap-TTL} on {@code auth/token/create} does: the
+	 * token lives in the cubbyhole of a single-use wrapping token valid for
+	 * {@code wrapTtl}.
+	 */
+	synchronized String wrap(Token wrappedToken, Duration wrapTtl) {
+		String wrapping = "hvs." + randomString(24);
+		this.wrapped.put(wrapping, new Wrapped(wrappedToken, now().plus(wrapTtl)));
+		this.secrets.add(wrapping);
+		return wrapping;
+	}
+
+	/**
+	 * {@code sys/wrapping/unwrap} with the wrapping token: the wrapped token, once; a
+	 * wrapping token used before, expired or made up gets 400
+	 * {@code wrapping token is not valid or does not exist}.
+	 */
+	synchronized Token unwrap(@Nullable String wrapping) {
+		Wrapped entry = (wrapping != null) ? this.wrapped.remove(wrapping) : null;
+		if (entry == null || !now().isBefore(entry.expireAt())) {
+			throw VaultError.badRequest("wrapping token is not valid or does not exist");
+		}
+		return entry.token();
 	}
 
 	synchronized void jwtRole(String name, String boundAudience, Duration tokenTtl, Duration tokenMaxTtl,
@@ -897,6 +928,9 @@ final class VaultModel {
 	}
 
 	/** A Kubernetes auth role: the service accounts it binds and its tokens' settings. */
+	private record Wrapped(Token token, Instant expireAt) {
+	}
+
 	private record GitHubUser(String login, boolean member, AppRole token) {
 	}
 

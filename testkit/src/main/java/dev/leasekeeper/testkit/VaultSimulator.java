@@ -301,6 +301,22 @@ public final class VaultSimulator implements AutoCloseable {
 	}
 
 	/**
+	 * Create a token and wrap it, as {@code vault token create -wrap-ttl=...} does: the
+	 * returned wrapping token unwraps once, through {@code sys/wrapping/unwrap}, into a
+	 * token carrying the given policies.
+	 * @param wrapTtl how long the wrapping token may be unwrapped
+	 * @param ttl the wrapped token's TTL
+	 * @param policies its policies
+	 * @return the wrapping token
+	 */
+	public String wrappedToken(Duration wrapTtl, @Nullable Duration ttl, String... policies) {
+		VaultModel.Token root = this.model.authenticate(this.rootToken);
+		VaultModel.Token token = this.model.createToken(root, ttl, null, null, true, List.of(policies), false, null)
+			.token();
+		return this.model.wrap(token, wrapTtl);
+	}
+
+	/**
 	 * Sign a JWT (RS256) as the identity provider the JWT auth method trusts
 	 * ({@code jwt_validation_pubkeys}) would: a workload's identity for
 	 * {@code auth/jwt/login}.
