@@ -185,6 +185,44 @@ final class PkiEngine {
 	}
 
 	/**
+	 * A key pair and a certificate for it signed by the CA, outside any role: the
+	 * simulator's own TLS certificate, or a client certificate for the cert auth method.
+	 */
+	Leaf leaf(String commonName, List<String> dnsNames, List<String> ipSans, Duration validity) {
+		Authority ca;
+		synchronized (this) {
+			ca = authority();
+		}
+		KeyPair keys = KeyType.EC.generate(this.random);
+		Instant now = this.clock.instant();
+		List<String> names = new ArrayList<>(dnsNames);
+		if (!names.contains(commonName)) {
+			names.add(0, commonName);
+		}
+		X509Certificate certificate = sign(ca, commonName, names, ipSans, keys, now.minus(NOT_BEFORE),
+				now.plus(validity));
+		return new Leaf(keys, certificate, ca.certificate);
+	}
+
+	/**
+	 * Return whether a certificate was signed by the CA.
+	 */
+	boolean signedByCa(X509Certificate certificate) {
+		Authority ca;
+		synchronized (this) {
+			ca = authority();
+		}
+		try {
+			certificate.verify(ca.certificate.getPublicKey());
+			certificate.checkValidity(java.util.Date.from(this.clock.instant()));
+			return true;
+		}
+		catch (GeneralSecurityException ex) {
+			return false;
+		}
+	}
+
+	/**
 	 * {@code pki/revoke}: Vault's {@code revokeCert} — the revocation time of a
 	 * certificate revoked now or before, a warning for one already expired, an error for
 	 * a serial it never issued.
@@ -472,6 +510,41 @@ final class PkiEngine {
 	}
 
 	private record Authority(KeyPair keys, X509Certificate certificate) {
+	}
+
+	/**
+	 * A key pair with its certificate, and the CA that signed it.
+	 *
+	 * @param keys the key pair
+	 * @param certificate its certificate
+	 * @param ca the CA's certificate
+	 */
+	record Leaf(KeyPair keys, X509Certificate certificate, X509Certificate ca) {
+
+		/** A PKCS#12 key store with the key and its chain under {@code alias}. */
+		java.security.KeyStore keyStore(String alias, char[] password) {
+			try {
+				java.security.KeyStore store = java.security.KeyStore.getInstance("PKCS12");
+				store.load(null, null);
+				store.setKeyEntry(alias, this.keys.getPrivate(), password,
+						new java.security.cert.Certificate[] { this.certificate, this.ca });
+				return store;
+			}
+			catch (GeneralSecurityException | IOException ex) {
+				throw new IllegalStateException(ex);
+			}
+		}
+
+		/** The certificate in PEM. */
+		String certificatePem() {
+			return pem(this.certificate);
+		}
+
+		/** The private key in PEM (PKCS#8). */
+		String privateKeyPem() {
+			return pem("PRIVATE KEY", this.keys.getPrivate().getEncoded());
+		}
+
 	}
 
 }

@@ -33,8 +33,9 @@ final class VaultHttpHandler implements HttpHandler {
 	private static final Map<String, String> MOUNTS = Map.ofEntries(Map.entry("sys/", "system"),
 			Map.entry("auth/token/", "token"), Map.entry("auth/approle/", "approle"),
 			Map.entry("auth/kubernetes/", "kubernetes"), Map.entry("auth/userpass/", "userpass"),
-			Map.entry("auth/jwt/", "jwt"), Map.entry("auth/github/", "github"), Map.entry("database/", "database"),
-			Map.entry("cubbyhole/", "cubbyhole"), Map.entry("identity/", "identity"), Map.entry("pki/", "pki"));
+			Map.entry("auth/jwt/", "jwt"), Map.entry("auth/github/", "github"), Map.entry("auth/cert/", "cert"),
+			Map.entry("database/", "database"), Map.entry("cubbyhole/", "cubbyhole"),
+			Map.entry("identity/", "identity"), Map.entry("pki/", "pki"));
 
 	private final VaultModel model;
 
@@ -69,7 +70,7 @@ final class VaultHttpHandler implements HttpHandler {
 			this.faults.delay(path);
 			Map<String, Object> body = readBody(exchange);
 			leaseId = leaseIdOf(path, body);
-			Answer answer = answer(method, path, rawPath, tokenId, body);
+			Answer answer = answer(method, path, rawPath, tokenId, body, clientCertificate(exchange));
 			status = answer.status;
 			send(exchange, answer.status, answer.body);
 		}
@@ -100,8 +101,22 @@ final class VaultHttpHandler implements HttpHandler {
 		return null;
 	}
 
+	/** The TLS client certificate of an HTTPS request, if the client sent one. */
+	private static java.security.cert.@Nullable X509Certificate clientCertificate(HttpExchange exchange) {
+		if (exchange instanceof com.sun.net.httpserver.HttpsExchange https) {
+			try {
+				java.security.cert.Certificate[] chain = https.getSSLSession().getPeerCertificates();
+				return (chain.length > 0 && chain[0] instanceof java.security.cert.X509Certificate leaf) ? leaf : null;
+			}
+			catch (javax.net.ssl.SSLPeerUnverifiedException ex) {
+				return null;
+			}
+		}
+		return null;
+	}
+
 	private Answer answer(String method, String path, String rawPath, @Nullable String tokenId,
-			Map<String, Object> body) {
+			Map<String, Object> body, java.security.cert.@Nullable X509Certificate clientCertificate) {
 		if (!rawPath.startsWith("/v1/")) {
 			throw new VaultError(404, "");
 		}
@@ -125,6 +140,11 @@ final class VaultHttpHandler implements HttpHandler {
 			VaultModel.Token token = this.model.userpassLogin(path.substring("auth/userpass/login/".length()),
 					string(body, "password"));
 			return ok(authResponse(token, List.of(), "userpass"));
+		}
+		if (path.equals("auth/cert/login")) {
+			requireMethod(method, "POST", "PUT");
+			VaultModel.Token token = this.model.certLogin(string(body, "name"), clientCertificate);
+			return ok(authResponse(token, List.of(), "cert"));
 		}
 		if (path.equals("sys/wrapping/unwrap")) {
 			requireMethod(method, "POST", "PUT");

@@ -62,6 +62,12 @@ final class VaultModel {
 	 */
 	private final Map<String, Wrapped> wrapped = new ConcurrentHashMap<>();
 
+	/**
+	 * Cert auth entries ({@code auth/cert/certs/<name>}) trusting the PKI engine's CA, by
+	 * name.
+	 */
+	private final Map<String, AppRole> certRoles = new ConcurrentHashMap<>();
+
 	/** GitHub personal access tokens the simulated GitHub API knows, by token. */
 	private final Map<String, GitHubUser> gitHubUsers = new ConcurrentHashMap<>();
 
@@ -372,6 +378,42 @@ final class VaultModel {
 			throw VaultError.badRequest("wrapping token is not valid or does not exist");
 		}
 		return entry.token();
+	}
+
+	synchronized void certRole(String name, Duration tokenTtl, Duration tokenMaxTtl, List<String> policies) {
+		this.certRoles.put(name,
+				new AppRole(name, "cert/" + name, "", tokenTtl, tokenMaxTtl, null, sanitize(policies, true)));
+	}
+
+	/**
+	 * Log in with the TLS client certificate ({@code auth/cert/login}), as the builtin's
+	 * {@code pathLogin}: the certificate must chain to an entry's trusted certificate
+	 * (here the PKI engine's CA, which every entry trusts) and be valid; {@code name}
+	 * narrows the entries tried; otherwise 400
+	 * {@code invalid certificate or no client certificate
+	 * supplied}. Display name {@code cert-<entry>}, metadata {@code cert_name},
+	 * {@code common_name}, {@code serial_number}.
+	 */
+	synchronized Token certLogin(@Nullable String name, java.security.cert.@Nullable X509Certificate certificate) {
+		String entry = null;
+		if (certificate != null && this.pki.signedByCa(certificate)) {
+			entry = (name != null && !name.isEmpty()) ? (this.certRoles.containsKey(name) ? name : null)
+					: this.certRoles.keySet().stream().sorted().findFirst().orElse(null);
+		}
+		if (entry == null) {
+			throw VaultError.badRequest("invalid certificate or no client certificate supplied");
+		}
+		AppRole settings = this.certRoles.get(entry);
+		String commonName = certificate.getSubjectX500Principal().getName().replaceFirst("^CN=", "");
+		Token token = new Token("hvs." + randomString(24), randomString(24), settings.policies, now(), null, null,
+				settings, null, true, null, "auth/cert/login", "cert-" + entry, Map.of("cert_name", entry,
+						"common_name", commonName, "serial_number", certificate.getSerialNumber().toString()));
+		token.granted = cap(token, settings.tokenTtl).ttl;
+		token.creationTtl = token.granted;
+		token.expireAt = now().plus(token.granted);
+		token.leaseId = "auth/cert/login/" + randomHex(40);
+		register(token);
+		return token;
 	}
 
 	synchronized void jwtRole(String name, String boundAudience, Duration tokenTtl, Duration tokenMaxTtl,

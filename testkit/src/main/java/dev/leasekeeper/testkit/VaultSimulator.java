@@ -50,6 +50,12 @@ public final class VaultSimulator implements AutoCloseable {
 
 	private final String rootToken;
 
+	/**
+	 * Whether it listens on HTTPS (certificate from its PKI CA, client certificates asked
+	 * for).
+	 */
+	private final boolean tls;
+
 	private final Clock clock;
 
 	private final VaultModel model;
@@ -76,6 +82,7 @@ public final class VaultSimulator implements AutoCloseable {
 
 	private VaultSimulator(Builder builder) {
 		this.requestedPort = builder.port;
+		this.tls = builder.tls;
 		this.rootToken = builder.rootToken;
 		this.clock = builder.clock;
 		this.model = new VaultModel(builder.clock, builder.database, builder.rootToken);
@@ -120,7 +127,7 @@ public final class VaultSimulator implements AutoCloseable {
 	 * @return the URI
 	 */
 	public URI uri() {
-		return URI.create("http://127.0.0.1:" + this.port);
+		return URI.create((this.tls ? "https" : "http") + "://127.0.0.1:" + this.port);
 	}
 
 	/**
@@ -450,7 +457,8 @@ public final class VaultSimulator implements AutoCloseable {
 
 	private void listen(int port) {
 		try {
-			HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 64);
+			InetSocketAddress address = new InetSocketAddress(InetAddress.getLoopbackAddress(), port);
+			HttpServer server = this.tls ? httpsServer(address) : HttpServer.create(address, 64);
 			server.createContext("/", new VaultHttpHandler(this.model, this.faults, this.journal));
 			server.setExecutor(this.requestThreads);
 			server.start();
@@ -460,6 +468,83 @@ public final class VaultSimulator implements AutoCloseable {
 		catch (IOException ex) {
 			throw new UncheckedIOException("Cannot listen on 127.0.0.1:" + port, ex);
 		}
+	}
+
+	/**
+	 * An HTTPS listener as Vault's with {@code tls_require_and_verify_client_cert=false}:
+	 * its certificate (for {@code localhost} and {@code 127.0.0.1}) is signed by the PKI
+	 * engine's CA; a client certificate is asked for but not required, and checked by the
+	 * cert auth method, not by the handshake.
+	 */
+	private HttpServer httpsServer(InetSocketAddress address) throws IOException {
+		try {
+			PkiEngine.Leaf leaf = this.model.pki()
+				.leaf("localhost", List.of("localhost"), List.of("127.0.0.1"), Duration.ofDays(365));
+			char[] password = java.util.UUID.randomUUID().toString().toCharArray();
+			javax.net.ssl.KeyManagerFactory keys = javax.net.ssl.KeyManagerFactory
+				.getInstance(javax.net.ssl.KeyManagerFactory.getDefaultAlgorithm());
+			keys.init(leaf.keyStore("vault", password), password);
+			javax.net.ssl.TrustManager acceptAny = new javax.net.ssl.X509TrustManager() {
+
+				@Override
+				public void checkClientTrusted(java.security.cert.X509Certificate[] chain, String authType) {
+					// the cert auth method decides
+				}
+
+				@Override
+				public void checkServerTrusted(java.security.cert.X509Certificate[] chain, String authType) {
+				}
+
+				@Override
+				public java.security.cert.X509Certificate[] getAcceptedIssuers() {
+					return new java.security.cert.X509Certificate[0];
+				}
+
+			};
+			javax.net.ssl.SSLContext context = javax.net.ssl.SSLContext.getInstance("TLS");
+			context.init(keys.getKeyManagers(), new javax.net.ssl.TrustManager[] { acceptAny }, null);
+			com.sun.net.httpserver.HttpsServer server = com.sun.net.httpserver.HttpsServer.create(address, 64);
+			server.setHttpsConfigurator(new com.sun.net.httpserver.HttpsConfigurator(context) {
+
+				@Override
+				public void configure(com.sun.net.httpserver.HttpsParameters parameters) {
+					javax.net.ssl.SSLParameters ssl = getSSLContext().getDefaultSSLParameters();
+					ssl.setWantClientAuth(true);
+					parameters.setSSLParameters(ssl);
+				}
+
+			});
+			return server;
+		}
+		catch (java.security.GeneralSecurityException ex) {
+			throw new IllegalStateException("Cannot make the simulator's TLS listener", ex);
+		}
+	}
+
+	/**
+	 * Issue a client certificate signed by the PKI engine's CA, for the cert auth method.
+	 * @param commonName its common name
+	 * @param validity how long it is valid
+	 * @return its certificate and private key, in PEM
+	 */
+	public ClientCertificate clientCertificate(String commonName, Duration validity) {
+		PkiEngine.Leaf leaf = this.model.pki().leaf(commonName, List.of(), List.of(), validity);
+		return new ClientCertificate(leaf.certificatePem(), leaf.privateKeyPem());
+	}
+
+	/**
+	 * A client certificate and its private key, in PEM.
+	 *
+	 * @param certificate the certificate
+	 * @param privateKey the private key (PKCS#8)
+	 */
+	public record ClientCertificate(String certificate, String privateKey) {
+
+		@Override
+		public String toString() {
+			return "ClientCertificate[certificate=" + this.certificate.length() + " chars, privateKey=****]";
+		}
+
 	}
 
 	/** Run the expiry loop's round now (for a test whose clock jumped). */
@@ -488,6 +573,8 @@ public final class VaultSimulator implements AutoCloseable {
 		private Clock clock = Clock.systemUTC();
 
 		private DatabaseBackend database = DatabaseBackend.NONE;
+
+		private boolean tls;
 
 		private final List<java.util.function.Consumer<VaultModel>> configuration = new ArrayList<>();
 
@@ -610,6 +697,33 @@ public final class VaultSimulator implements AutoCloseable {
 		public Builder jwtRole(String name, String boundAudience, Duration tokenTtl, Duration tokenMaxTtl) {
 			this.configuration
 				.add((model) -> model.jwtRole(name, boundAudience, tokenTtl, tokenMaxTtl, List.of(APPLICATION_POLICY)));
+			return this;
+		}
+
+		/**
+		 * Listen on HTTPS instead of HTTP, with a certificate for {@code localhost} and
+		 * {@code 127.0.0.1} signed by the PKI engine's CA
+		 * ({@link VaultSimulator#caCertificate()}), asking for a client certificate (not
+		 * requiring one) for the cert auth method.
+		 * @return this builder
+		 */
+		public Builder tls() {
+			this.tls = true;
+			return this;
+		}
+
+		/**
+		 * Add a cert auth entry ({@code auth/cert/certs/<name>}) whose trusted
+		 * certificate is the PKI engine's CA, whose tokens carry
+		 * {@link #APPLICATION_POLICY} (and {@code default}): a client certificate from
+		 * {@link VaultSimulator#clientCertificate} logs in with it.
+		 * @param name the entry's name
+		 * @param tokenTtl the TTL of its tokens
+		 * @param tokenMaxTtl their max TTL
+		 * @return this builder
+		 */
+		public Builder certRole(String name, Duration tokenTtl, Duration tokenMaxTtl) {
+			this.configuration.add((model) -> model.certRole(name, tokenTtl, tokenMaxTtl, List.of(APPLICATION_POLICY)));
 			return this;
 		}
 
