@@ -107,6 +107,15 @@ final class LeaseDefinitions {
 			policy(prefix, lease, properties.getDefaults());
 		}
 		certificates(properties);
+		String vaultBundle = properties.getVault().getSslBundle();
+		if (vaultBundle != null && !properties.getCertificates().isEmpty()) {
+			// Boot's SSL bundles are made once: the certificates' bundles need Vault,
+			// and this Vault client would need the bundles
+			throw new InvalidLeasekeeperPropertyException("leasekeeper.vault.ssl-bundle", vaultBundle,
+					"cannot be combined with leasekeeper.certificates yet: give Vault's CA to the JVM's trust store"
+							+ " (javax.net.ssl.trustStore) instead, or issue the certificates without"
+							+ " leasekeeper.vault.ssl-bundle");
+		}
 	}
 
 	private static void certificates(LeasekeeperProperties properties) {
@@ -229,6 +238,21 @@ final class LeaseDefinitions {
 			}
 			requireText("leasekeeper.vault.userpass.path", vault.getUserpass().getPath(),
 					"must be the path the userpass auth method is mounted at, such as userpass");
+		}
+		if (vault.getSslBundle() != null && vault.getSslBundle().isBlank()) {
+			throw new InvalidLeasekeeperPropertyException("leasekeeper.vault.ssl-bundle", vault.getSslBundle(),
+					"must name an SSL bundle declared under spring.ssl.bundle, or be left unset");
+		}
+		if (vault.getAuthentication() == Authentication.CERT) {
+			requireText("leasekeeper.vault.ssl-bundle", vault.getSslBundle(),
+					"must name the SSL bundle holding the client certificate when leasekeeper.vault.authentication"
+							+ " is cert");
+			requireText("leasekeeper.vault.cert.path", vault.getCert().getPath(),
+					"must be the path the cert auth method is mounted at, such as cert");
+			if (!"https".equalsIgnoreCase(vault.getUri().getScheme())) {
+				throw new InvalidLeasekeeperPropertyException("leasekeeper.vault.uri", vault.getUri().toString(),
+						"must be an https address when leasekeeper.vault.authentication is cert");
+			}
 		}
 		if (vault.getAuthentication() == Authentication.CUBBYHOLE) {
 			String wrapped = vault.getCubbyhole().getWrappedToken();

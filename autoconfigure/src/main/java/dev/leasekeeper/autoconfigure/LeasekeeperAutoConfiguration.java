@@ -26,6 +26,9 @@ import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.ssl.SslBundleRegistrar;
+import org.springframework.boot.ssl.NoSuchSslBundleException;
+import org.springframework.boot.ssl.SslBundle;
+import org.springframework.boot.ssl.SslBundles;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -41,6 +44,8 @@ import org.springframework.http.client.ClientHttpRequestFactory;
 import org.springframework.vault.authentication.AppRoleAuthentication;
 import org.springframework.vault.authentication.AppRoleAuthenticationOptions;
 import org.springframework.vault.authentication.ClientAuthentication;
+import org.springframework.vault.authentication.ClientCertificateAuthentication;
+import org.springframework.vault.authentication.ClientCertificateAuthenticationOptions;
 import org.springframework.vault.authentication.CubbyholeAuthentication;
 import org.springframework.vault.authentication.CubbyholeAuthenticationOptions;
 import org.springframework.vault.authentication.GitHubAuthentication;
@@ -193,9 +198,10 @@ public final class LeasekeeperAutoConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean(VaultOperations.class)
-		VaultTemplate leasekeeperVaultTemplate(LeasekeeperProperties properties, SessionManager sessionManager) {
+		VaultTemplate leasekeeperVaultTemplate(LeasekeeperProperties properties, SessionManager sessionManager,
+				ObjectProvider<SslBundles> sslBundles) {
 			return new VaultTemplate(VaultEndpoint.from(properties.getVault().getUri()),
-					LeasekeeperVaultConfiguration.requestFactory(properties), sessionManager);
+					LeasekeeperVaultConfiguration.requestFactory(properties, sslBundles), sessionManager);
 		}
 
 	}
@@ -212,10 +218,11 @@ public final class LeasekeeperAutoConfiguration {
 
 		@Bean(LeaseRenewerRegistrar.TOKEN_RENEWER)
 		ManagedLeaseRenewer vaultTokenLeaseRenewer(LeasekeeperProperties properties, LeaseRenewerFactory factory,
-				LeaseScheduler scheduler, ObjectProvider<ClientAuthentication> applicationAuthentication) {
+				LeaseScheduler scheduler, ObjectProvider<ClientAuthentication> applicationAuthentication,
+				ObjectProvider<SslBundles> sslBundles) {
 			Vault vault = properties.getVault();
 			VaultEndpoint endpoint = VaultEndpoint.from(vault.getUri());
-			RestTemplate rest = VaultClients.createRestTemplate(endpoint, requestFactory(properties));
+			RestTemplate rest = VaultClients.createRestTemplate(endpoint, requestFactory(properties, sslBundles));
 			// an application's own ClientAuthentication is used as it is
 			ClientAuthentication authentication = applicationAuthentication
 				.getIfUnique(() -> authentication(vault, rest));
@@ -224,16 +231,43 @@ public final class LeasekeeperAutoConfiguration {
 
 		@Bean
 		VaultTemplate leasekeeperVaultTemplate(LeasekeeperProperties properties,
-				ManagedLeaseRenewer vaultTokenLeaseRenewer) {
+				ManagedLeaseRenewer vaultTokenLeaseRenewer, ObjectProvider<SslBundles> sslBundles) {
 			VaultEndpoint endpoint = VaultEndpoint.from(properties.getVault().getUri());
-			return new VaultTemplate(endpoint, requestFactory(properties),
+			return new VaultTemplate(endpoint, requestFactory(properties, sslBundles),
 					new LeaseSessionManager(vaultTokenLeaseRenewer));
 		}
 
-		static ClientHttpRequestFactory requestFactory(LeasekeeperProperties properties) {
+		static ClientHttpRequestFactory requestFactory(LeasekeeperProperties properties,
+				ObjectProvider<SslBundles> sslBundles) {
+			Vault vault = properties.getVault();
+			String bundleName = vault.getSslBundle();
+			if (bundleName != null && !bundleName.isBlank()) {
+				// TLS to Vault with a Spring Boot SSL bundle: its trust store for Vault's
+				// certificate, its key store for a client certificate (cert login)
+				SslBundles bundles = sslBundles.getIfAvailable();
+				SslBundle bundle;
+				try {
+					if (bundles == null) {
+						throw new NoSuchSslBundleException(bundleName, "no SSL bundles are configured");
+					}
+					bundle = bundles.getBundle(bundleName.strip());
+				}
+				catch (NoSuchSslBundleException ex) {
+					throw new InvalidLeasekeeperPropertyException("leasekeeper.vault.ssl-bundle", bundleName,
+							"must name an SSL bundle declared under spring.ssl.bundle (" + ex.getMessage() + ")");
+				}
+				java.net.http.HttpClient client = java.net.http.HttpClient.newBuilder()
+					.sslContext(bundle.createSslContext())
+					.connectTimeout(vault.getConnectionTimeout())
+					.build();
+				org.springframework.http.client.JdkClientHttpRequestFactory factory = new org.springframework.http.client.JdkClientHttpRequestFactory(
+						client);
+				factory.setReadTimeout(properties.getDefaults().getAttemptTimeout());
+				return factory;
+			}
 			// calls are bounded by the attempt timeout, so that the engine never waits on
 			// a hung connection
-			ClientOptions options = new ClientOptions(properties.getVault().getConnectionTimeout(),
+			ClientOptions options = new ClientOptions(vault.getConnectionTimeout(),
 					properties.getDefaults().getAttemptTimeout());
 			return ClientHttpRequestFactoryFactory.create(options, SslConfiguration.unconfigured());
 		}
@@ -268,6 +302,20 @@ public final class LeasekeeperAutoConfiguration {
 					.username(vault.getUserpass().getUsername())
 					.password(vault.getUserpass().getPassword())
 					.build(), rest);
+				case CERT -> {
+					if (vault.getSslBundle() == null || vault.getSslBundle().isBlank()) {
+						throw new InvalidLeasekeeperPropertyException("leasekeeper.vault.ssl-bundle", "",
+								"must name the SSL bundle holding the client certificate when"
+										+ " leasekeeper.vault.authentication is cert");
+					}
+					ClientCertificateAuthenticationOptions.ClientCertificateAuthenticationOptionsBuilder options = ClientCertificateAuthenticationOptions
+						.builder()
+						.path(vault.getCert().getPath());
+					if (vault.getCert().getName() != null && !vault.getCert().getName().isBlank()) {
+						options.role(vault.getCert().getName());
+					}
+					yield new ClientCertificateAuthentication(options.build(), rest);
+				}
 				case CUBBYHOLE -> {
 					logger.warn("leasekeeper.vault.authentication is cubbyhole: the wrapping token unwraps once, so"
 							+ " Leasekeeper renews the token it holds but cannot log in again once that token reaches"

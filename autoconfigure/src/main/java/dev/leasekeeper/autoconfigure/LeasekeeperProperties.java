@@ -776,6 +776,30 @@ public class LeasekeeperProperties {
 		 */
 		private Duration connectionTimeout = Duration.ofSeconds(5);
 
+		/**
+		 * Name of the Spring Boot SSL bundle (spring.ssl.bundle.*) for TLS to Vault: its
+		 * trust store holds Vault's CA, its key store the client certificate of a cert
+		 * login.
+		 */
+		private @Nullable String sslBundle;
+
+		/**
+		 * TLS certificate login, with authentication cert.
+		 */
+		private final Cert cert = new Cert();
+
+		public @Nullable String getSslBundle() {
+			return this.sslBundle;
+		}
+
+		public void setSslBundle(@Nullable String sslBundle) {
+			this.sslBundle = sslBundle;
+		}
+
+		public Cert getCert() {
+			return this.cert;
+		}
+
 		public URI getUri() {
 			return this.uri;
 		}
@@ -923,6 +947,40 @@ public class LeasekeeperProperties {
 
 		public void setServiceAccountTokenFile(Path serviceAccountTokenFile) {
 			this.serviceAccountTokenFile = serviceAccountTokenFile;
+		}
+
+	}
+
+	/**
+	 * Cert auth: the client certificate of leasekeeper.vault.ssl-bundle.
+	 */
+	public static class Cert {
+
+		/**
+		 * Name of the certificate entry to log in with (auth/cert/certs/<name>); default:
+		 * every entry that trusts the certificate.
+		 */
+		private @Nullable String name;
+
+		/**
+		 * Mount path of the cert auth method.
+		 */
+		private String path = "cert";
+
+		public @Nullable String getName() {
+			return this.name;
+		}
+
+		public void setName(@Nullable String name) {
+			this.name = name;
+		}
+
+		public String getPath() {
+			return this.path;
+		}
+
+		public void setPath(String path) {
+			this.path = path;
 		}
 
 	}
@@ -1127,7 +1185,12 @@ public class LeasekeeperProperties {
 		/**
 		 * Cubbyhole, with leasekeeper.vault.cubbyhole.wrapped-token (unwrapped once).
 		 */
-		CUBBYHOLE
+		CUBBYHOLE,
+
+		/**
+		 * TLS client certificate, from the SSL bundle leasekeeper.vault.ssl-bundle.
+		 */
+		CERT
 
 	}
 

@@ -117,6 +117,13 @@ class HostilePropertyTests {
 				"leasekeeper.vault.authentication=userpass", "leasekeeper.vault.userpass.username=orders"));
 		cases.add(new Case("empty", "leasekeeper.vault.userpass.path", "", "leasekeeper.vault.authentication=userpass",
 				"leasekeeper.vault.userpass.username=orders", "leasekeeper.vault.userpass.password=p"));
+		cases.add(new Case("blank", "leasekeeper.vault.ssl-bundle", " "));
+		cases.add(new Case("no such bundle", "leasekeeper.vault.ssl-bundle", "nowhere"));
+		cases.add(new Case("empty", "leasekeeper.vault.cert.path", "", "leasekeeper.vault.authentication=cert",
+				"leasekeeper.vault.ssl-bundle=vault", "leasekeeper.vault.uri=https://127.0.0.1:8200"));
+		cases.add(new Case("certificates need Vault first", "leasekeeper.vault.ssl-bundle", "vault",
+				"leasekeeper.certificates.web.path=pki/issue/web",
+				"leasekeeper.certificates.web.common-name=orders.example.test"));
 		cases.add(new Case("empty", "leasekeeper.vault.cubbyhole.wrapped-token", "",
 				"leasekeeper.vault.authentication=cubbyhole"));
 		cases.add(new Case("empty", "leasekeeper.vault.github.token", "", "leasekeeper.vault.authentication=github"));
@@ -208,6 +215,8 @@ class HostilePropertyTests {
 		documented.removeIf((name) -> !name.startsWith("leasekeeper."));
 		// optional: AppRole in pull mode has no secret id
 		documented.remove("leasekeeper.vault.app-role.secret-id");
+		// optional: without it, every entry that trusts the certificate is tried
+		documented.remove("leasekeeper.vault.cert.name");
 		assertThat(covered).containsAll(documented);
 	}
 
