@@ -129,6 +129,33 @@ class CertificateRotationIntegrationTests {
 			});
 	}
 
+	@Test
+	void aCertificateThatCouldNotBeReissuedBeforeItsNotAfterIsLost() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(LeasekeeperAutoConfiguration.class, SslAutoConfiguration.class))
+			.withUserConfiguration(LeasekeeperAutoConfigurationTests.Events.class)
+			.withPropertyValues(vault.propertyValues())
+			.withPropertyValues("leasekeeper.certificates.short.path=pki/issue/web",
+					"leasekeeper.certificates.short.common-name=orders.example.test",
+					"leasekeeper.certificates.short.ttl=6s")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				LeaseRenewer renewer = context.getBean("shortCertificateRenewer", LeaseRenewer.class);
+				assertThat(renewer.current().generation()).isEqualTo(1);
+				vault.simulator().outage(true);
+				try {
+					LeasekeeperAutoConfigurationTests.Events events = context
+						.getBean(LeasekeeperAutoConfigurationTests.Events.class);
+					await().atMost(Duration.ofSeconds(15)).until(() -> !events.of(LeaseLostEvent.class).isEmpty());
+					assertThat(events.of(LeaseLostEvent.class).get(0).getLeaseName()).isEqualTo("short");
+					assertThat(renewer.current().state().holdsGrant()).isFalse();
+				}
+				finally {
+					vault.simulator().outage(false);
+				}
+			});
+	}
+
 	private static void assertMetricsAndActuator(ConfigurableApplicationContext context, LeaseRenewer web,
 			String privateKey) throws Exception {
 		SimpleMeterRegistry registry = new SimpleMeterRegistry();
