@@ -35,6 +35,19 @@ public interface DatabaseBackend {
 	void revoke(String username);
 
 	/**
+	 * Set the password of a static role's existing user, as Vault's rotation statements
+	 * do ({@code ALTER ROLE ... WITH PASSWORD}); creates the user with the Vault role's
+	 * grant first when it does not exist yet (the simulator stands in for the
+	 * administrator who made it). Open sessions are not terminated. Does nothing by
+	 * default.
+	 * @param role the name of the Vault static role
+	 * @param username the user's name
+	 * @param password its new password
+	 */
+	default void setPassword(String role, String username, String password) {
+	}
+
+	/**
 	 * A backend that touches no database: credentials are made up and never checked.
 	 */
 	DatabaseBackend NONE = new DatabaseBackend() {

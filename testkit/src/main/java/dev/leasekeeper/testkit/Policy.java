@@ -212,10 +212,23 @@ final class Policy {
 	 * given database roles and PKI roles.
 	 */
 	static String application(Collection<String> databaseRoles, Collection<String> pkiRoles) {
+		return application(databaseRoles, List.of(), pkiRoles);
+	}
+
+	/**
+	 * The policy for the given database roles, static roles and PKI roles.
+	 */
+	static String application(Collection<String> databaseRoles, Collection<String> staticRoles,
+			Collection<String> pkiRoles) {
 		StringBuilder text = new StringBuilder();
 		databaseRoles.stream()
 			.sorted()
 			.forEach((role) -> text.append("path \"database/creds/")
+				.append(role)
+				.append("\" { capabilities = [\"read\"] }\n"));
+		staticRoles.stream()
+			.sorted()
+			.forEach((role) -> text.append("path \"database/static-creds/")
 				.append(role)
 				.append("\" { capabilities = [\"read\"] }\n"));
 		pkiRoles.stream()

@@ -54,6 +54,18 @@ public final class PostgresDatabaseBackend implements DatabaseBackend {
 	}
 
 	@Override
+	public void setPassword(String role, String username, String password) {
+		String grant = this.grants.getOrDefault(role, "");
+		String literal = "'" + password.replace("'", "''") + "'";
+		execute("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '" + username.replace("'", "''")
+				+ "') THEN EXECUTE 'CREATE ROLE " + quote(username).replace("'", "''") + " WITH LOGIN'; END IF; END $$",
+				"ALTER ROLE " + quote(username) + " WITH LOGIN PASSWORD " + literal);
+		if (!grant.isBlank()) {
+			execute(grant.replace("{{name}}", quote(username)), null);
+		}
+	}
+
+	@Override
 	public void renew(String username, Instant validUntil) {
 		execute("ALTER ROLE " + quote(username) + " VALID UNTIL '" + VALID_UNTIL.format(validUntil) + "'", null);
 	}

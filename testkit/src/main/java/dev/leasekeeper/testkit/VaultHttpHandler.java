@@ -178,7 +178,7 @@ final class VaultHttpHandler implements HttpHandler {
 		Answer answer = switch (mount) {
 			case "auth/token/" -> token(method, path, caller, body);
 			case "sys/" -> system(method, path, body);
-			case "database/" -> database(method, path, caller);
+			case "database/" -> database(method, path, caller, body);
 			case "pki/" -> pki(method, path, body);
 			default -> null;
 		};
@@ -295,7 +295,20 @@ final class VaultHttpHandler implements HttpHandler {
 		}
 	}
 
-	private @Nullable Answer database(String method, String path, VaultModel.Token caller) {
+	private @Nullable Answer database(String method, String path, VaultModel.Token caller, Map<String, Object> body) {
+		if (path.startsWith("database/static-creds/") && path.length() > "database/static-creds/".length()) {
+			requireMethod(method, "GET");
+			// not a lease: no lease id, no lease duration; ttl is the time to the
+			// rotation
+			return ok(response(null, false, 0,
+					this.model.staticCredentials(path.substring("database/static-creds/".length())), List.of(), null,
+					"database"));
+		}
+		if (path.startsWith("database/rotate-role/") && path.length() > "database/rotate-role/".length()) {
+			requireMethod(method, "POST", "PUT");
+			this.model.rotateRole(path.substring("database/rotate-role/".length()));
+			return noContent();
+		}
 		String role = path.startsWith("database/creds/") ? path.substring("database/creds/".length()) : "";
 		if (role.isEmpty() || role.contains("/")) {
 			return null;

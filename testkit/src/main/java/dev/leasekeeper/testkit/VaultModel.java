@@ -68,6 +68,16 @@ final class VaultModel {
 	 */
 	private final Map<String, AppRole> certRoles = new ConcurrentHashMap<>();
 
+	/**
+	 * Static roles of the database engine ({@code database/static-roles/<name>}) by name.
+	 */
+	private final Map<String, StaticRole> staticRoles = new ConcurrentHashMap<>();
+
+	/** Vault's rotation queue is checked every 5 s ({@code queueTickInterval}). */
+	static final Duration ROTATION_TICK = Duration.ofSeconds(5);
+
+	private @Nullable Instant lastRotationTick;
+
 	/** GitHub personal access tokens the simulated GitHub API knows, by token. */
 	private final Map<String, GitHubUser> gitHubUsers = new ConcurrentHashMap<>();
 
@@ -132,7 +142,7 @@ final class VaultModel {
 	private void deriveApplicationPolicy() {
 		if (this.applicationPolicyDerived) {
 			this.policies.put(APPLICATION_POLICY, Policy.parse(APPLICATION_POLICY,
-					Policy.application(this.databaseRoles.keySet(), this.pki.roleNames())));
+					Policy.application(this.databaseRoles.keySet(), this.staticRoles.keySet(), this.pki.roleNames())));
 		}
 	}
 
@@ -378,6 +388,69 @@ final class VaultModel {
 			throw VaultError.badRequest("wrapping token is not valid or does not exist");
 		}
 		return entry.token();
+	}
+
+	/**
+	 * Add a static role: Vault sets the user's password at once, then every
+	 * {@code rotationPeriod}, at the first tick of its rotation queue after it is due.
+	 */
+	synchronized void staticRole(String name, String username, Duration rotationPeriod) {
+		if (rotationPeriod.compareTo(Duration.ofSeconds(5)) < 0) {
+			throw VaultError.badRequest("rotation_period must be 5 seconds or more");
+		}
+		StaticRole role = new StaticRole(username, rotationPeriod);
+		this.staticRoles.put(name, role);
+		rotate(name, role);
+		deriveApplicationPolicy();
+	}
+
+	/**
+	 * {@code database/static-creds/<name>}: the current password and the time to its
+	 * rotation.
+	 */
+	synchronized Map<String, Object> staticCredentials(String name) {
+		StaticRole role = this.staticRoles.get(name);
+		if (role == null) {
+			throw VaultError.badRequest("unknown role: " + name);
+		}
+		Map<String, Object> data = new java.util.LinkedHashMap<>();
+		data.put("last_vault_rotation", role.lastRotation.toString());
+		data.put("password", role.password);
+		data.put("rotation_period", role.rotationPeriod.toSeconds());
+		long ttl = Math.max(0, Duration.between(now(), role.lastRotation.plus(role.rotationPeriod)).toSeconds());
+		data.put("ttl", ttl);
+		data.put("username", role.username);
+		return data;
+	}
+
+	/** {@code database/rotate-role/<name>}: rotate now. */
+	synchronized void rotateRole(String name) {
+		StaticRole role = this.staticRoles.get(name);
+		if (role == null) {
+			throw VaultError.badRequest("no static role found for role name");
+		}
+		rotate(name, role);
+	}
+
+	/** The static roles whose rotation is due at this tick of the rotation queue. */
+	private void rotateDue(Instant now) {
+		if (this.lastRotationTick != null && now.isBefore(this.lastRotationTick.plus(ROTATION_TICK))) {
+			return;
+		}
+		this.lastRotationTick = now;
+		this.staticRoles.forEach((name, role) -> {
+			if (!now.isBefore(role.lastRotation.plus(role.rotationPeriod))) {
+				rotate(name, role);
+			}
+		});
+	}
+
+	private void rotate(String name, StaticRole role) {
+		String password = randomString(20);
+		this.database.setPassword(name, role.username, password);
+		role.password = password;
+		role.lastRotation = now();
+		this.secrets.add(password);
 	}
 
 	synchronized void certRole(String name, Duration tokenTtl, Duration tokenMaxTtl, List<String> policies) {
@@ -780,6 +853,7 @@ final class VaultModel {
 	 */
 	synchronized void expire() {
 		Instant now = now();
+		rotateDue(now);
 		for (SecretLease lease : this.leases.values()) {
 			if (!lease.revoked && !now.isBefore(lease.expireAt)) {
 				revokeLease(lease);
@@ -970,6 +1044,23 @@ final class VaultModel {
 	}
 
 	/** A Kubernetes auth role: the service accounts it binds and its tokens' settings. */
+	private static final class StaticRole {
+
+		private final String username;
+
+		private final Duration rotationPeriod;
+
+		private String password = "";
+
+		private Instant lastRotation = Instant.EPOCH;
+
+		StaticRole(String username, Duration rotationPeriod) {
+			this.username = username;
+			this.rotationPeriod = rotationPeriod;
+		}
+
+	}
+
 	private record Wrapped(Token token, Instant expireAt) {
 	}
 

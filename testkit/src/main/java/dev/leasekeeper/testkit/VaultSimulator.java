@@ -635,6 +635,24 @@ public final class VaultSimulator implements AutoCloseable {
 		}
 
 		/**
+		 * Add a static role to the database secrets engine
+		 * ({@code database/static-roles/<name>}), served at
+		 * {@code database/static-creds/<name>}: Vault sets the user's password at once
+		 * and then every {@code rotationPeriod} (at the first 5 s tick of its rotation
+		 * queue after it is due); with PostgreSQL behind it,
+		 * {@code ALTER ROLE ... PASSWORD} (the user is created with the role's grant if
+		 * it does not exist).
+		 * @param name the static role's name
+		 * @param username the database user it manages
+		 * @param rotationPeriod its {@code rotation_period} (5 s or more)
+		 * @return this builder
+		 */
+		public Builder staticRole(String name, String username, Duration rotationPeriod) {
+			this.configuration.add((model) -> model.staticRole(name, username, rotationPeriod));
+			return this;
+		}
+
+		/**
 		 * Add an AppRole role whose tokens carry {@link #APPLICATION_POLICY} (and
 		 * {@code default}).
 		 * @param name the role's name

@@ -219,6 +219,20 @@ public final class VaultSimulatorExtension implements BeforeAllCallback, AfterAl
 		}
 
 		/**
+		 * Add a static role managing one database user.
+		 * @param name the static role's name
+		 * @param username the user (created with the grant if it does not exist)
+		 * @param rotationPeriod its {@code rotation_period}
+		 * @param grant the grant statement run for the user, {@code {{name}}} standing
+		 * for it
+		 * @return this builder
+		 */
+		public Builder staticRole(String name, String username, Duration rotationPeriod, String grant) {
+			this.grants.put(name, grant);
+			return configure((builder) -> builder.staticRole(name, username, rotationPeriod));
+		}
+
+		/**
 		 * Configure the simulator further.
 		 * @param step what to apply to the simulator's builder
 		 * @return this builder
