@@ -21,6 +21,7 @@ import dev.leasekeeper.autoconfigure.LeasekeeperProperties.Vault;
 import dev.leasekeeper.core.InvalidPolicyException;
 import dev.leasekeeper.core.RenewalPolicy;
 import dev.leasekeeper.tls.CertificateSource;
+import dev.leasekeeper.vault.StaticCredentialSource;
 
 /**
  * Resolves each lease's settings (its own, else {@code leasekeeper.defaults}) and
@@ -99,6 +100,14 @@ final class LeaseDefinitions {
 			}
 			if (lease.getIncrement() != null) {
 				requirePositive(prefix + ".increment", lease.getIncrement());
+			}
+			if (lease.getRefreshSpread().isNegative()) {
+				throw new InvalidLeasekeeperPropertyException(prefix + ".refresh-spread",
+						lease.getRefreshSpread().toString(), "must be zero or a positive duration");
+			}
+			if (lease.getKind() == LeasekeeperProperties.Kind.STATIC && !StaticCredentialSource.isStatic(path)) {
+				throw new InvalidLeasekeeperPropertyException(prefix + ".kind", "static",
+						"is for a database static role's credential: the path must be <mount>/static-creds/<role>");
 			}
 			requireText(prefix + ".username-key", lease.getUsernameKey(),
 					"must name the field of the secret that holds the username, such as username");

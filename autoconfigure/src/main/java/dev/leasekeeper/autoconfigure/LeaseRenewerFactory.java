@@ -17,6 +17,7 @@ import dev.leasekeeper.core.ManagedLease;
 import dev.leasekeeper.event.EventPublishingLeaseListener;
 import dev.leasekeeper.tls.CertificateSource;
 import dev.leasekeeper.vault.SecretLeaseSource;
+import dev.leasekeeper.vault.StaticCredentialSource;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.ApplicationEventPublisher;
@@ -65,6 +66,14 @@ final class LeaseRenewerFactory {
 		Lease lease = this.properties.getLeases().get(name);
 		if (lease == null) {
 			throw new IllegalStateException("No lease declared under leasekeeper.leases." + name);
+		}
+		if (lease.isStatic()) {
+			// no lease: it does not die with the token, and is read again after each of
+			// Vault's rotations
+			LeaseSource source = new StaticCredentialSource(vault, lease.getPath(), this.scheduler.clock(),
+					lease.getRefreshSpread(), new java.util.SplittableRandom());
+			return renewer(builder(name, "leasekeeper.leases." + name, lease, source).build(), lease,
+					ManagedLeaseRenewer.SECRET_PHASE);
 		}
 		LeaseSource source = new SecretLeaseSource(vault, lease.getPath(), this.scheduler.clock());
 		ManagedLease.Builder builder = builder(name, "leasekeeper.leases." + name, lease, source)

@@ -85,7 +85,10 @@ public final class LeasekeeperDataSourceAutoConfiguration {
 		Binder.get(environment).bind("spring.datasource.hikari", Bindable.ofInstance(template));
 		template.setUsername(null);
 		template.setPassword(null);
-		return new PoolRefresher(name, template, lease.getUsernameKey(), lease.getPasswordKey(), scheduler);
+		PoolRefresher refresher = new PoolRefresher(name, template, lease.getUsernameKey(), lease.getPasswordKey(),
+				scheduler);
+		refresher.setStaticCredential(lease.isStatic());
+		return refresher;
 	}
 
 	@Bean

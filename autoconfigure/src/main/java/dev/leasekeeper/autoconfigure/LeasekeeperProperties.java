@@ -549,6 +549,45 @@ public class LeasekeeperProperties {
 		private @Nullable String datasource;
 
 		/**
+		 * Kind of credential: dynamic (a lease) or static (a database static role's
+		 * credential, read again after each rotation); default: static for a
+		 * .../static-creds/... path.
+		 */
+		private @Nullable Kind kind;
+
+		/**
+		 * With kind static: how long after Vault's rotation the reads of a fleet are
+		 * spread over (Vault rotates at the next 5 s tick of its rotation queue).
+		 */
+		private Duration refreshSpread = Duration.ofSeconds(5);
+
+		public @Nullable Kind getKind() {
+			return this.kind;
+		}
+
+		public void setKind(@Nullable Kind kind) {
+			this.kind = kind;
+		}
+
+		public Duration getRefreshSpread() {
+			return this.refreshSpread;
+		}
+
+		public void setRefreshSpread(Duration refreshSpread) {
+			this.refreshSpread = refreshSpread;
+		}
+
+		/**
+		 * Return whether the lease is a database static role's credential: its kind, or
+		 * else its path.
+		 * @return whether it is
+		 */
+		public boolean isStatic() {
+			return (this.kind != null) ? this.kind == Kind.STATIC
+					: dev.leasekeeper.vault.StaticCredentialSource.isStatic(this.path);
+		}
+
+		/**
 		 * Field of the lease's data that holds the pool's username, with datasource.
 		 */
 		private String usernameKey = "username";
@@ -1191,6 +1230,24 @@ public class LeasekeeperProperties {
 		 * TLS client certificate, from the SSL bundle leasekeeper.vault.ssl-bundle.
 		 */
 		CERT
+
+	}
+
+	/**
+	 * The kind of credential a lease is.
+	 */
+	public enum Kind {
+
+		/**
+		 * A lease: renewed, replaced before its max TTL, revoked.
+		 */
+		DYNAMIC,
+
+		/**
+		 * A database static role's credential: no lease; read again after each of Vault's
+		 * rotations.
+		 */
+		STATIC
 
 	}
 

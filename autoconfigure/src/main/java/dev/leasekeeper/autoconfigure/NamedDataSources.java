@@ -43,8 +43,12 @@ final class NamedDataSources {
 		}
 		BeanFactory beanFactory = (BeanFactory) registry;
 		RootBeanDefinition refresher = new RootBeanDefinition(PoolRefresher.class);
-		refresher.setInstanceSupplier(() -> new PoolRefresher(lease, null, settings.getUsernameKey(),
-				settings.getPasswordKey(), beanFactory.getBean(LeaseScheduler.class)));
+		refresher.setInstanceSupplier(() -> {
+			PoolRefresher pools = new PoolRefresher(lease, null, settings.getUsernameKey(), settings.getPasswordKey(),
+					beanFactory.getBean(LeaseScheduler.class));
+			pools.setStaticCredential(settings.isStatic());
+			return pools;
+		});
 		registry.registerBeanDefinition(refresherName(lease), refresher);
 		RootBeanDefinition consumer = new RootBeanDefinition(LeaseConsumer.class);
 		consumer.setInstanceSupplier(

@@ -24,11 +24,14 @@ import org.springframework.util.Assert;
  * @param data the credential fields (secret values)
  * @param warnings the warnings the store attached to its answer
  * @param obtainedAt the monotonic instant at which the request was sent
+ * @param refreshAfter for a credential the store replaces on its own schedule (a static
+ * role's password), how long after {@code obtainedAt} to read it again; {@code null} for
+ * a lease
  * @author Leasekeeper
  * @since 0.1.0
  */
 public record Grant(String leaseId, Duration ttl, boolean renewable, Map<String, Object> data, List<String> warnings,
-		Instant obtainedAt) {
+		Instant obtainedAt, @Nullable Duration refreshAfter) {
 
 	/**
 	 * Create a new grant, copying {@code data} and {@code warnings}.
@@ -40,8 +43,24 @@ public record Grant(String leaseId, Duration ttl, boolean renewable, Map<String,
 		Assert.notNull(data, "'data' must not be null");
 		Assert.notNull(warnings, "'warnings' must not be null");
 		Assert.notNull(obtainedAt, "'obtainedAt' must not be null");
+		Assert.isTrue(refreshAfter == null || !refreshAfter.isNegative(),
+				() -> "'refreshAfter' must not be negative, but was " + refreshAfter);
 		data = Map.copyOf(data);
 		warnings = List.copyOf(warnings);
+	}
+
+	/**
+	 * Create a grant of a lease (renewed, or replaced before it ends).
+	 * @param leaseId the lease id
+	 * @param ttl the granted TTL
+	 * @param renewable whether the grant can be renewed
+	 * @param data the credential fields
+	 * @param warnings the store's warnings
+	 * @param obtainedAt when the request was sent
+	 */
+	public Grant(String leaseId, Duration ttl, boolean renewable, Map<String, Object> data, List<String> warnings,
+			Instant obtainedAt) {
+		this(leaseId, ttl, renewable, data, warnings, obtainedAt, null);
 	}
 
 	/**
@@ -80,14 +99,15 @@ public record Grant(String leaseId, Duration ttl, boolean renewable, Map<String,
 	 * @return the copy
 	 */
 	public Grant withData(Map<String, Object> data) {
-		return new Grant(this.leaseId, this.ttl, this.renewable, data, this.warnings, this.obtainedAt);
+		return new Grant(this.leaseId, this.ttl, this.renewable, data, this.warnings, this.obtainedAt,
+				this.refreshAfter);
 	}
 
 	@Override
 	public String toString() {
 		return "Grant[leaseId=" + this.leaseId + ", ttl=" + this.ttl + ", renewable=" + this.renewable + ", data="
 				+ Redaction.keysOnly(this.data) + ", warnings=" + this.warnings + ", obtainedAt=" + this.obtainedAt
-				+ "]";
+				+ ((this.refreshAfter != null) ? ", refreshAfter=" + this.refreshAfter : "") + "]";
 	}
 
 }

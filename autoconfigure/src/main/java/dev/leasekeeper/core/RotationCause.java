@@ -37,6 +37,12 @@ public enum RotationCause {
 	 * A consumer found the credential refused where it is used (the database no longer
 	 * accepts it) while the store still vouches for it.
 	 */
-	REJECTED
+	REJECTED,
+
+	/**
+	 * The store replaced the credential on its own schedule (a database static role's
+	 * password rotation): the new one was read after it.
+	 */
+	STATIC_ROTATION
 
 }

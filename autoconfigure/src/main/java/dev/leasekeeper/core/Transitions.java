@@ -241,6 +241,13 @@ final class Transitions extends TransitionSupport {
 		if (!grant.expires()) {
 			this.s.state = LeaseState.ACTIVE;
 		}
+		else if (grant.refreshAfter() != null) {
+			// the store replaces it on its own schedule (a static role): read it again
+			// then, never before
+			this.s.state = LeaseState.ACTIVE;
+			this.s.cause = RotationCause.STATIC_ROTATION;
+			plan(Next.ACQUIRE, grant.obtainedAt().plus(grant.refreshAfter()));
+		}
 		else if (!grant.renewable()) {
 			this.s.state = LeaseState.CEILING;
 			this.s.cause = RotationCause.CEILING;
@@ -253,7 +260,7 @@ final class Transitions extends TransitionSupport {
 					: this.schedule.firstRenewal(grant, random()));
 		}
 		checkWindow();
-		if (grant.expires() && !grant.renewable()) {
+		if (grant.expires() && !grant.renewable() && grant.refreshAfter() == null) {
 			ceiling(next);
 		}
 		this.effects.add((previousGeneration == 0) ? new LeaseEffect.Acquired()

@@ -93,6 +93,22 @@ public final class LeasedDataSource implements DataSource, Closeable {
 		this.onRefused = onRefused;
 	}
 
+	/**
+	 * The serving pool got a new password (a static role's rotation): a refusal of it may
+	 * be reported again.
+	 */
+	void credentialChanged() {
+		this.refusedPool.set(null);
+	}
+
+	/**
+	 * Return the pool serving now.
+	 * @return the pool, or {@code null} before the first
+	 */
+	@Nullable HikariDataSource currentPool() {
+		return this.pool;
+	}
+
 	@Override
 	public Connection getConnection(String username, String password) throws SQLException {
 		throw new SQLFeatureNotSupportedException(

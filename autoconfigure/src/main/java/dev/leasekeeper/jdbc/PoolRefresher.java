@@ -63,6 +63,9 @@ public final class PoolRefresher implements LeaseListener {
 
 	private volatile int rejections;
 
+	/** Whether the lease is a static role's credential: same user, new password. */
+	private volatile boolean staticCredential;
+
 	private volatile @Nullable LeaseRenewer renewer;
 
 	private volatile java.util.function.Consumer<java.time.Duration> swapObserver = (duration) -> {
@@ -132,7 +135,20 @@ public final class PoolRefresher implements LeaseListener {
 	 */
 	public void setRenewer(LeaseRenewer renewer) {
 		this.renewer = renewer;
-		this.dataSource.setOnRefused(() -> renewer.rotateNow(RotationCause.REJECTED));
+		// a static role's password refused: Vault rotated it, read the new one at once
+		this.dataSource.setOnRefused(() -> renewer
+			.rotateNow(this.staticCredential ? RotationCause.STATIC_ROTATION : RotationCause.REJECTED));
+	}
+
+	/**
+	 * Say whether the lease is a database static role's credential: each new generation
+	 * is the same user with a new password, which the serving pool takes for its new
+	 * connections (HikariCP's credentials, atomically) instead of being rebuilt; its open
+	 * connections stay, as the database keeps their sessions.
+	 * @param staticCredential whether it is
+	 */
+	public void setStaticCredential(boolean staticCredential) {
+		this.staticCredential = staticCredential;
 	}
 
 	/**
@@ -146,6 +162,13 @@ public final class PoolRefresher implements LeaseListener {
 	@Override
 	public void accept(LeaseSnapshot candidate, @Nullable LeaseSnapshot previous) throws Exception {
 		long start = System.nanoTime();
+		HikariDataSource serving = this.dataSource.currentPool();
+		if (this.staticCredential && previous != null && serving != null && !serving.isClosed()
+				&& field(candidate, this.usernameKey).equals(field(previous, this.usernameKey))) {
+			newPassword(candidate, serving);
+			this.swapObserver.accept(java.time.Duration.ofNanos(System.nanoTime() - start));
+			return;
+		}
 		HikariDataSource pool = build(candidate);
 		HikariDataSource replaced = this.dataSource.swap(pool);
 		if (replaced != null && previous != null) {
@@ -156,6 +179,33 @@ public final class PoolRefresher implements LeaseListener {
 		}
 		this.swapObserver.accept(java.time.Duration.ofNanos(System.nanoTime() - start));
 		logger.info("Lease '" + candidate.name() + "': pool " + pool.getPoolName() + " now serves connections");
+	}
+
+	/**
+	 * Give the serving pool a static role's new password, once a connection with it
+	 * proves that the database takes it.
+	 */
+	private void newPassword(LeaseSnapshot candidate, HikariDataSource pool) {
+		String username = field(candidate, this.usernameKey);
+		String password = field(candidate, this.passwordKey);
+		if (pool.getJdbcUrl() != null) {
+			java.util.Properties properties = new java.util.Properties();
+			properties.putAll(pool.getDataSourceProperties());
+			properties.setProperty("user", username);
+			properties.setProperty("password", password);
+			try (Connection connection = java.sql.DriverManager.getConnection(pool.getJdbcUrl(), properties)) {
+				if (!connection.isValid(5)) {
+					throw new IllegalStateException("the connection is not valid");
+				}
+			}
+			catch (Exception ex) {
+				throw rejected(candidate, ex);
+			}
+		}
+		pool.getHikariConfigMXBean().setCredentials(com.zaxxer.hikari.util.Credentials.of(username, password));
+		this.dataSource.credentialChanged();
+		logger.info("Lease '" + candidate.name() + "': pool " + pool.getPoolName()
+				+ " opens its new connections with the password of generation " + candidate.generation());
 	}
 
 	HikariDataSource build(LeaseSnapshot candidate) throws Exception {

@@ -80,7 +80,8 @@ public final class LeaseMetrics implements MeterBinder {
 			"unauthorized");
 
 	/** The values of the {@code cause} tag. */
-	public static final List<String> CAUSES = List.of("ceiling", "refused", "token", "lost", "manual", "rejected");
+	public static final List<String> CAUSES = List.of("ceiling", "refused", "token", "lost", "manual", "rejected",
+			"static_rotation");
 
 	private final Map<String, Supplier<LeaseSnapshot>> leases;
 

@@ -82,6 +82,10 @@ class HostilePropertyTests {
 		durationCases(cases, "leasekeeper.token.increment", false);
 		durationCases(cases, LEASE + ".increment", false);
 		cases.add(new Case("unknown enum", LEASE + ".on-ceiling", "sometimes"));
+		cases.add(new Case("unknown enum", LEASE + ".kind", "sometimes"));
+		cases.add(new Case("static for a dynamic path", LEASE + ".kind", "static"));
+		cases.add(new Case("negative", LEASE + ".refresh-spread", "-1s"));
+		cases.add(new Case("not a duration", LEASE + ".refresh-spread", "soon"));
 		cases.add(new Case("no such pool bean", LEASE + ".datasource", "perhaps"));
 		cases.add(new Case("empty", LEASE + ".username-key", ""));
 		cases.add(new Case("empty", LEASE + ".password-key", ""));

@@ -360,6 +360,15 @@ public final class VaultSimulator implements AutoCloseable {
 	// -------------------------------------------------------------
 
 	/**
+	 * Rotate a static role's password now, as {@code vault write -f
+	 * database/rotate-role/<name>} does.
+	 * @param name the static role
+	 */
+	public void rotateStaticRole(String name) {
+		this.model.rotateRole(name);
+	}
+
+	/**
 	 * Return the certificate of the PKI engine's root CA, which signs every certificate
 	 * {@code pki/issue/<role>} answers: a client that trusts it validates them.
 	 * @return the CA's certificate
