@@ -22,13 +22,13 @@ import org.springframework.vault.support.VaultResponse;
  * The credential of a database static role ({@code database/static-creds/<role>}): no
  * lease — Vault rotates one user's password every {@code rotation_period} and answers
  * {@code ttl}, the seconds to the next rotation. Each read is a grant whose
- * {@link Grant#refreshAfter()} is that {@code ttl} plus a delay drawn over
+ * {@link Grant#refreshAfter()} is that {@code ttl} (rounded up) plus a delay drawn over
  * {@code refreshSpread} (Vault rotates at the next tick of its rotation queue, every 5 s,
  * and a fleet should not read all at once), and whose TTL runs one more
  * {@code rotation_period} beyond (the old password keeps serving open connections while
- * the new one is read). A read that still shows the rotation already seen
- * ({@code last_vault_rotation}) is a transient failure, retried with back-off until Vault
- * has rotated. Nothing is renewed or revoked.
+ * the new one is read). A read whose {@code ttl} is 0 — the rotation is due, and Vault
+ * has not made it yet — is a transient failure, retried with back-off until Vault has
+ * rotated. Nothing is renewed or revoked.
  *
  * @author Leasekeeper
  * @since 0.2.0
@@ -47,9 +47,6 @@ public final class StaticCredentialSource implements LeaseSource {
 	private final Duration refreshSpread;
 
 	private final RandomGenerator random;
-
-	/** The rotation of the credential read last: a new read must show a later one. */
-	private volatile @Nullable String lastRotation;
 
 	/**
 	 * Create a new source.
@@ -98,14 +95,12 @@ public final class StaticCredentialSource implements LeaseSource {
 			throw LeaseSourceException.transientFailure("malformed-response",
 					what + ": Vault answered without ttl and rotation_period (is this a static role?)", null);
 		}
-		String rotation = String.valueOf(data.get(LAST_VAULT_ROTATION));
-		String seen = this.lastRotation;
-		if (rotation.equals(seen)) {
-			// Vault rotates at the next tick of its queue: not yet
-			throw LeaseSourceException.transientFailure("not-rotated-yet",
-					what + ": Vault has not rotated the password yet (last rotation " + rotation + ")", null);
+		if (ttl == 0) {
+			// the rotation is due: Vault makes it at the next tick of its queue
+			throw LeaseSourceException.transientFailure("not-rotated-yet", what
+					+ ": Vault has not rotated the password yet (last rotation " + data.get(LAST_VAULT_ROTATION) + ")",
+					null);
 		}
-		this.lastRotation = rotation;
 		Map<String, Object> kept = new LinkedHashMap<>();
 		data.forEach((key, value) -> {
 			if (value != null) {
@@ -114,7 +109,8 @@ public final class StaticCredentialSource implements LeaseSource {
 		});
 		Duration delay = Duration.ofMillis(500)
 			.plusNanos((long) (this.random.nextDouble() * this.refreshSpread.toNanos()));
-		Duration refreshAfter = Duration.ofSeconds(ttl).plus(delay);
+		// Vault truncates ttl to whole seconds: the rotation is due within ttl + 1 s
+		Duration refreshAfter = Duration.ofSeconds(ttl + 1).plus(delay);
 		List<String> warnings = (response.getWarnings() != null) ? response.getWarnings() : List.of();
 		return new Grant(this.path, Duration.ofSeconds(ttl + period).plus(delay), false, kept, warnings, sent,
 				refreshAfter);
