@@ -11,6 +11,7 @@ import dev.leasekeeper.core.LeaseSnapshot;
 import dev.leasekeeper.core.LeaseState;
 import dev.leasekeeper.tls.CertificateListener;
 import dev.leasekeeper.tls.CertificateSource;
+import dev.leasekeeper.vault.StaticCredentialSource;
 
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
@@ -103,7 +104,9 @@ public class LeasesEndpoint {
 		boolean certificate = CertificateSource.split(renewer.describe()) != null;
 		Object serial = certificate ? lease.data().get(CertificateSource.SERIAL_NUMBER) : null;
 		return new LeaseDescriptor(lease.name(),
-				"auth/token".equals(renewer.describe()) ? "token" : certificate ? "certificate" : "secret",
+				"auth/token".equals(renewer.describe()) ? "token"
+						: certificate ? "certificate"
+								: StaticCredentialSource.isStatic(renewer.describe()) ? "static" : "secret",
 				renewer.describe(), lease.state().name(), lease.generation(), lease.maskedLeaseId(), lease.obtainedAt(),
 				lease.expiry(), lease.nextActionAt(), entry.getLastOutcome(), entry.getLastOutcomeAt(),
 				(entry.getRemainingAtLastRenewal() != null) ? entry.getRemainingAtLastRenewal().toMillis() / 1000.0
@@ -124,7 +127,8 @@ public class LeasesEndpoint {
 	 * One lease, without secrets.
 	 *
 	 * @param name the lease's name
-	 * @param kind {@code token}, {@code secret} or {@code certificate}
+	 * @param kind {@code token}, {@code secret}, {@code static} (a database static role)
+	 * or {@code certificate}
 	 * @param path what it is obtained from
 	 * @param state its state
 	 * @param generation the generation held

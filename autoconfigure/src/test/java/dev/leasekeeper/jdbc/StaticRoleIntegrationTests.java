@@ -123,6 +123,10 @@ class StaticRoleIntegrationTests {
 			// the password served is the one Vault holds now (or the one before its
 			// rotation still being read)
 			assertThat(billing.current().generation()).isGreaterThanOrEqualTo(5);
+			assertThat(new dev.leasekeeper.actuate.LeasesEndpoint(java.util.Map.of("billing-db", billing),
+					new dev.leasekeeper.actuate.LeaseActivity(Instant::now))
+				.lease("billing-db")
+				.kind()).isEqualTo("static");
 		});
 	}
 
