@@ -1,8 +1,11 @@
 package dev.leasekeeper.autoconfigure;
 
-import java.util.concurrent.ExecutorService;
-
+import java.io.IOException;
+import java.net.http.HttpClient;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
 
 import dev.leasekeeper.autoconfigure.LeasekeeperProperties.Kubernetes;
 import dev.leasekeeper.autoconfigure.LeasekeeperProperties.Vault;
@@ -41,6 +44,7 @@ import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.http.client.ClientHttpRequestFactory;
+import org.springframework.http.client.JdkClientHttpRequestFactory;
 import org.springframework.vault.authentication.AppRoleAuthentication;
 import org.springframework.vault.authentication.AppRoleAuthenticationOptions;
 import org.springframework.vault.authentication.ClientAuthentication;
@@ -256,12 +260,11 @@ public final class LeasekeeperAutoConfiguration {
 					throw new InvalidLeasekeeperPropertyException("leasekeeper.vault.ssl-bundle", bundleName,
 							"must name an SSL bundle declared under spring.ssl.bundle (" + ex.getMessage() + ")");
 				}
-				java.net.http.HttpClient client = java.net.http.HttpClient.newBuilder()
+				HttpClient client = HttpClient.newBuilder()
 					.sslContext(bundle.createSslContext())
 					.connectTimeout(vault.getConnectionTimeout())
 					.build();
-				org.springframework.http.client.JdkClientHttpRequestFactory factory = new org.springframework.http.client.JdkClientHttpRequestFactory(
-						client);
+				JdkClientHttpRequestFactory factory = new JdkClientHttpRequestFactory(client);
 				factory.setReadTimeout(properties.getDefaults().getAttemptTimeout());
 				return factory;
 			}
@@ -332,7 +335,7 @@ public final class LeasekeeperAutoConfiguration {
 					.build(), rest);
 				case JWT -> {
 					LeasekeeperProperties.Jwt jwt = vault.getJwt();
-					java.nio.file.Path file = jwt.getTokenFile();
+					Path file = jwt.getTokenFile();
 					String token = jwt.getToken();
 					// a file is read at every login: its issuer rotates the token
 					yield new JwtAuthentication(JwtAuthenticationOptions.builder()
@@ -355,11 +358,11 @@ public final class LeasekeeperAutoConfiguration {
 			};
 		}
 
-		private static String readJwt(java.nio.file.Path file) {
+		private static String readJwt(Path file) {
 			try {
-				return java.nio.file.Files.readString(file).strip();
+				return Files.readString(file).strip();
 			}
-			catch (java.io.IOException ex) {
+			catch (IOException ex) {
 				// the message names the file, never its content
 				throw new IllegalStateException("Cannot read the JWT from " + file, ex);
 			}
