@@ -266,17 +266,10 @@ final class VaultModel {
 			throw new VaultError(403, "permission denied");
 		}
 		AppRole settings = role.token();
-		Token token = new Token("hvs." + randomString(24), randomString(24), settings.policies, now(), null, null,
-				settings, null, true, null, "auth/kubernetes/login",
-				"kubernetes-" + account.namespace() + "-" + account.name(),
+		return login(settings, "auth/kubernetes/login", "kubernetes-" + account.namespace() + "-" + account.name(),
 				Map.of("role", roleName, "service_account_name", account.name(), "service_account_namespace",
-						account.namespace(), "service_account_secret_name", "", "service_account_uid", account.uid()));
-		token.granted = cap(token, settings.tokenTtl).ttl;
-		token.creationTtl = token.granted;
-		token.expireAt = now().plus(token.granted);
-		token.leaseId = "auth/kubernetes/login/" + randomHex(40);
-		register(token);
-		return token;
+						account.namespace(), "service_account_secret_name", "", "service_account_uid", account.uid()),
+				"auth/kubernetes/login/");
 	}
 
 	synchronized void user(String username, String password, Duration tokenTtl, Duration tokenMaxTtl,
@@ -304,13 +297,22 @@ final class VaultModel {
 			throw VaultError.badRequest("invalid username or password");
 		}
 		AppRole settings = user.token();
+		return login(settings, "auth/userpass/login/" + name, "userpass-" + name, Map.of("username", name),
+				"auth/userpass/login/" + name + "/");
+	}
+
+	/**
+	 * Issue the token of a login: the method's token TTL (capped by its max TTL), a lease
+	 * id under the login path.
+	 */
+	private Token login(AppRole settings, String path, String displayName, Map<String, String> metadata,
+			String leaseIdPrefix) {
 		Token token = new Token("hvs." + randomString(24), randomString(24), settings.policies, now(), null, null,
-				settings, null, true, null, "auth/userpass/login/" + name, "userpass-" + name,
-				Map.of("username", name));
+				settings, null, true, null, path, displayName, metadata);
 		token.granted = cap(token, settings.tokenTtl).ttl;
 		token.creationTtl = token.granted;
 		token.expireAt = now().plus(token.granted);
-		token.leaseId = "auth/userpass/login/" + name + "/" + randomHex(40);
+		token.leaseId = leaseIdPrefix + randomHex(40);
 		register(token);
 		return token;
 	}
@@ -354,15 +356,8 @@ final class VaultModel {
 			throw new VaultError(500, "1 error occurred:\n\t* user is not part of required org\n\n");
 		}
 		AppRole settings = user.token();
-		Token token = new Token("hvs." + randomString(24), randomString(24), settings.policies, now(), null, null,
-				settings, null, true, null, "auth/github/login", "github-" + user.login(),
-				Map.of("username", user.login(), "org", "leasekeeper"));
-		token.granted = cap(token, settings.tokenTtl).ttl;
-		token.creationTtl = token.granted;
-		token.expireAt = now().plus(token.granted);
-		token.leaseId = "auth/github/login/" + randomHex(40);
-		register(token);
-		return token;
+		return login(settings, "auth/github/login", "github-" + user.login(),
+				Map.of("username", user.login(), "org", "leasekeeper"), "auth/github/login/");
 	}
 
 	/**
@@ -478,15 +473,8 @@ final class VaultModel {
 		}
 		AppRole settings = this.certRoles.get(entry);
 		String commonName = certificate.getSubjectX500Principal().getName().replaceFirst("^CN=", "");
-		Token token = new Token("hvs." + randomString(24), randomString(24), settings.policies, now(), null, null,
-				settings, null, true, null, "auth/cert/login", "cert-" + entry, Map.of("cert_name", entry,
-						"common_name", commonName, "serial_number", certificate.getSerialNumber().toString()));
-		token.granted = cap(token, settings.tokenTtl).ttl;
-		token.creationTtl = token.granted;
-		token.expireAt = now().plus(token.granted);
-		token.leaseId = "auth/cert/login/" + randomHex(40);
-		register(token);
-		return token;
+		return login(settings, "auth/cert/login", "cert-" + entry, Map.of("cert_name", entry, "common_name", commonName,
+				"serial_number", certificate.getSerialNumber().toString()), "auth/cert/login/");
 	}
 
 	synchronized void jwtRole(String name, String boundAudience, Duration tokenTtl, Duration tokenMaxTtl,
@@ -575,14 +563,7 @@ final class VaultModel {
 		}
 		String subject = String.valueOf(claims.get("sub"));
 		AppRole settings = role.token();
-		Token token = new Token("hvs." + randomString(24), randomString(24), settings.policies, now(), null, null,
-				settings, null, true, null, "auth/jwt/login", "jwt-" + subject, Map.of("role", roleName));
-		token.granted = cap(token, settings.tokenTtl).ttl;
-		token.creationTtl = token.granted;
-		token.expireAt = now().plus(token.granted);
-		token.leaseId = "auth/jwt/login/" + randomHex(40);
-		register(token);
-		return token;
+		return login(settings, "auth/jwt/login", "jwt-" + subject, Map.of("role", roleName), "auth/jwt/login/");
 	}
 
 	private static Map<String, Object> jwtClaims(String jwt) {
