@@ -306,11 +306,7 @@ public final class LeasekeeperAutoConfiguration {
 					.password(vault.getUserpass().getPassword())
 					.build(), rest);
 				case CERT -> {
-					if (vault.getSslBundle() == null || vault.getSslBundle().isBlank()) {
-						throw new InvalidLeasekeeperPropertyException("leasekeeper.vault.ssl-bundle", "",
-								"must name the SSL bundle holding the client certificate when"
-										+ " leasekeeper.vault.authentication is cert");
-					}
+					// leasekeeper.vault.ssl-bundle, its client certificate, was validated
 					ClientCertificateAuthenticationOptions.ClientCertificateAuthenticationOptionsBuilder options = ClientCertificateAuthenticationOptions
 						.builder()
 						.path(vault.getCert().getPath());

@@ -99,7 +99,7 @@ public final class CertificateSource implements LeaseSource {
 	public Grant acquire() throws LeaseSourceException {
 		Instant sent = this.clock.instant();
 		String what = "issue " + this.path;
-		VaultCertificateResponse response = call(what,
+		VaultCertificateResponse response = VaultFailures.call(what,
 				() -> this.vault.opsForPki(this.mount).issueCertificate(this.role, this.request));
 		CertificateBundle bundle = (response != null) ? response.getData() : null;
 		if (bundle == null || bundle.getCertificate() == null || bundle.getPrivateKey() == null
@@ -149,7 +149,7 @@ public final class CertificateSource implements LeaseSource {
 
 	@Override
 	public void revoke(Grant current) throws LeaseSourceException {
-		call("revoke " + this.path, () -> {
+		VaultFailures.call("revoke " + this.path, () -> {
 			this.vault.opsForPki(this.mount).revoke(current.leaseId());
 			return null;
 		});
@@ -158,22 +158,6 @@ public final class CertificateSource implements LeaseSource {
 	@Override
 	public String describe() {
 		return this.path;
-	}
-
-	private static <T> @Nullable T call(String what, VaultCall<T> call) throws LeaseSourceException {
-		try {
-			return call.run();
-		}
-		catch (RuntimeException ex) {
-			throw VaultFailures.classify(what, ex);
-		}
-	}
-
-	@FunctionalInterface
-	private interface VaultCall<T> {
-
-		@Nullable T run();
-
 	}
 
 }

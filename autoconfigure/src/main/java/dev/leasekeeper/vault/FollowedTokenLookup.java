@@ -37,8 +37,7 @@ public final class FollowedTokenLookup implements Callable<@Nullable Duration> {
 	 */
 	@Override
 	public @Nullable Duration call() throws LeaseSourceException {
-		VaultResponse lookup = SecretLeaseSource.call("look up the token",
-				() -> this.vault.read("auth/token/lookup-self"));
+		VaultResponse lookup = VaultFailures.call("look up the token", () -> this.vault.read("auth/token/lookup-self"));
 		Map<String, Object> data = (lookup != null) ? lookup.getData() : null;
 		if (data == null || !(data.get("ttl") instanceof Number ttl)) {
 			throw LeaseSourceException.transientFailure("malformed-response",

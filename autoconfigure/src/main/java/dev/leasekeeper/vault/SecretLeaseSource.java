@@ -53,7 +53,7 @@ public final class SecretLeaseSource implements LeaseSource {
 	@Override
 	public Grant acquire() throws LeaseSourceException {
 		Instant sent = this.clock.instant();
-		VaultResponse response = call("read " + this.path,
+		VaultResponse response = VaultFailures.call("read " + this.path,
 				() -> this.vault.doWithSession((rest) -> rest.getForObject(this.path, VaultResponse.class)));
 		Grant grant = toGrant("read " + this.path, response, sent, null);
 		if (grant.leaseId().isEmpty()) {
@@ -71,7 +71,7 @@ public final class SecretLeaseSource implements LeaseSource {
 		if (increment != null) {
 			body.put("increment", increment.toSeconds());
 		}
-		VaultResponse response = call("renew " + this.path,
+		VaultResponse response = VaultFailures.call("renew " + this.path,
 				() -> this.vault.doWithSession((rest) -> rest
 					.exchange("sys/leases/renew", HttpMethod.PUT, new HttpEntity<>(body), VaultResponse.class)
 					.getBody()));
@@ -80,8 +80,9 @@ public final class SecretLeaseSource implements LeaseSource {
 
 	@Override
 	public void revoke(Grant current) throws LeaseSourceException {
-		call("revoke " + this.path, () -> this.vault.doWithSession((rest) -> rest.exchange("sys/leases/revoke",
-				HttpMethod.PUT, new HttpEntity<>(Map.of("lease_id", current.leaseId())), Void.class)));
+		VaultFailures.call("revoke " + this.path,
+				() -> this.vault.doWithSession((rest) -> rest.exchange("sys/leases/revoke", HttpMethod.PUT,
+						new HttpEntity<>(Map.of("lease_id", current.leaseId())), Void.class)));
 	}
 
 	@Override
@@ -115,22 +116,6 @@ public final class SecretLeaseSource implements LeaseSource {
 		});
 		return new Grant((current != null) ? current.leaseId() : leaseId, Duration.ofSeconds(seconds),
 				response.isRenewable(), kept, warnings, sent);
-	}
-
-	static <T> T call(String what, VaultCall<T> call) throws LeaseSourceException {
-		try {
-			return call.run();
-		}
-		catch (RuntimeException ex) {
-			throw VaultFailures.classify(what, ex);
-		}
-	}
-
-	@FunctionalInterface
-	interface VaultCall<T> {
-
-		@Nullable T run();
-
 	}
 
 }

@@ -82,7 +82,7 @@ public final class StaticCredentialSource implements LeaseSource {
 	public Grant acquire() throws LeaseSourceException {
 		Instant sent = this.clock.instant();
 		String what = "read " + this.path;
-		VaultResponse response = SecretLeaseSource.call(what,
+		VaultResponse response = VaultFailures.call(what,
 				() -> this.vault.doWithSession((rest) -> rest.getForObject(this.path, VaultResponse.class)));
 		Map<String, Object> data = (response != null) ? response.getData() : null;
 		if (data == null || !(data.get("password") instanceof String) || !(data.get("username") instanceof String)) {

@@ -70,7 +70,7 @@ public final class TokenLeaseSource implements LeaseSource {
 	@Override
 	public Grant acquire() throws LeaseSourceException {
 		Instant sent = this.clock.instant();
-		VaultToken token = SecretLeaseSource.call("log in", this.authentication::login);
+		VaultToken token = VaultFailures.call("log in", this.authentication::login);
 		if (token == null) {
 			throw LeaseSourceException.permanent("no-token", "log in: no token was returned");
 		}
@@ -91,7 +91,7 @@ public final class TokenLeaseSource implements LeaseSource {
 	}
 
 	private Grant lookUp(String token, Instant sent) throws LeaseSourceException {
-		VaultResponse lookup = SecretLeaseSource.call("look up the token",
+		VaultResponse lookup = VaultFailures.call("look up the token",
 				() -> this.vault
 					.exchange("auth/token/lookup-self", HttpMethod.GET, withToken(token, null), VaultResponse.class)
 					.getBody());
@@ -109,7 +109,7 @@ public final class TokenLeaseSource implements LeaseSource {
 		Instant sent = this.clock.instant();
 		String token = token(current);
 		Map<String, Object> body = (increment != null) ? Map.of("increment", increment.toSeconds()) : Map.of();
-		VaultResponse response = SecretLeaseSource.call("renew the token",
+		VaultResponse response = VaultFailures.call("renew the token",
 				() -> this.vault
 					.exchange("auth/token/renew-self", HttpMethod.POST, withToken(token, body), VaultResponse.class)
 					.getBody());
@@ -129,7 +129,7 @@ public final class TokenLeaseSource implements LeaseSource {
 			return;
 		}
 		String token = token(current);
-		SecretLeaseSource.call("revoke the token", () -> this.vault.exchange("auth/token/revoke-self", HttpMethod.POST,
+		VaultFailures.call("revoke the token", () -> this.vault.exchange("auth/token/revoke-self", HttpMethod.POST,
 				withToken(token, null), Void.class));
 	}
 

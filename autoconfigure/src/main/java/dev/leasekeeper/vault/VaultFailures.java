@@ -144,4 +144,37 @@ public final class VaultFailures {
 		return root;
 	}
 
+	/**
+	 * Make a call to Vault, classifying what it throws.
+	 * @param what what is being done, for the message
+	 * @param call the call
+	 * @param <T> what it returns
+	 * @return what it returned
+	 * @throws LeaseSourceException the classified failure
+	 */
+	public static <T> @Nullable T call(String what, VaultCall<T> call) throws LeaseSourceException {
+		try {
+			return call.run();
+		}
+		catch (RuntimeException ex) {
+			throw classify(what, ex);
+		}
+	}
+
+	/**
+	 * A call to Vault.
+	 *
+	 * @param <T> what it returns
+	 */
+	@FunctionalInterface
+	public interface VaultCall<T> {
+
+		/**
+		 * Make the call.
+		 * @return what it returned
+		 */
+		@Nullable T run();
+
+	}
+
 }
