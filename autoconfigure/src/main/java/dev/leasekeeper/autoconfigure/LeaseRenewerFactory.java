@@ -8,6 +8,7 @@ import dev.leasekeeper.autoconfigure.LeasekeeperProperties.Certificate;
 import dev.leasekeeper.autoconfigure.LeasekeeperProperties.Lease;
 import dev.leasekeeper.autoconfigure.LeasekeeperProperties.LeaseSettings;
 import dev.leasekeeper.autoconfigure.LeasekeeperProperties.OnLost;
+import dev.leasekeeper.autoconfigure.LeasekeeperProperties.Token;
 import dev.leasekeeper.core.CeilingAction;
 import dev.leasekeeper.core.FollowedToken;
 import dev.leasekeeper.core.LeaseListener;
@@ -50,7 +51,6 @@ final class LeaseRenewerFactory {
 	LeaseRenewerFactory(LeasekeeperProperties properties, LeaseScheduler scheduler, ApplicationEventPublisher publisher,
 			Executor events, LeaseListener exitOnLoss, ObjectProvider<LeaseConsumer> consumers,
 			ObjectProvider<LeaseListenerProvider> listeners, LeaseListenerThreads listenerThreads) {
-		LeaseDefinitions.validate(properties);
 		this.properties = properties;
 		this.scheduler = scheduler;
 		this.publisher = publisher;
@@ -72,11 +72,10 @@ final class LeaseRenewerFactory {
 			// Vault's rotations
 			LeaseSource source = new StaticCredentialSource(vault, lease.getPath(), this.scheduler.clock(),
 					lease.getRefreshSpread(), new java.util.SplittableRandom());
-			return renewer(builder(name, "leasekeeper.leases." + name, lease, source).build(), lease,
-					ManagedLeaseRenewer.SECRET_PHASE);
+			return renewer(builder(name, lease, source).build(), lease, ManagedLeaseRenewer.SECRET_PHASE);
 		}
 		LeaseSource source = new SecretLeaseSource(vault, lease.getPath(), this.scheduler.clock());
-		ManagedLease.Builder builder = builder(name, "leasekeeper.leases." + name, lease, source)
+		ManagedLease.Builder builder = builder(name, lease, source).increment(lease.getIncrement())
 			.onCeiling(lease.getOnCeiling())
 			.token((token != null) ? token.getLease() : null)
 			.followedToken(followed);
@@ -98,7 +97,7 @@ final class LeaseRenewerFactory {
 		LeaseSource source = new CertificateSource(vault, certificate.getPath(), request.build(),
 				this.scheduler.clock());
 		// the bundle takes each certificate before anyone hears of it, as a pool does
-		ManagedLease.Builder builder = builder(name, "leasekeeper.certificates." + name, certificate, source,
+		ManagedLease.Builder builder = builder(name, certificate, source,
 				certificates.bundles().consumer(name, certificate.sslBundleOr(name)))
 			.onCeiling(CeilingAction.ROTATE)
 			.listener(certificates.listener(name));
@@ -106,15 +105,15 @@ final class LeaseRenewerFactory {
 	}
 
 	ManagedLeaseRenewer tokenLease(LeaseSource source) {
-		LeaseSettings token = this.properties.getToken();
-		return renewer(builder("vault-token", "leasekeeper.token", token, source).build(), token,
+		Token token = this.properties.getToken();
+		return renewer(builder("vault-token", token, source).increment(token.getIncrement()).build(), token,
 				ManagedLeaseRenewer.TOKEN_PHASE);
 	}
 
-	private ManagedLease.Builder builder(String name, String prefix, LeaseSettings settings, LeaseSource source,
+	private ManagedLease.Builder builder(String name, LeaseSettings settings, LeaseSource source,
 			LeaseListener... consumers) {
-		LeasekeeperProperties.Defaults defaults = this.properties.getDefaults();
-		boolean exit = LeaseDefinitions.onLost(settings, defaults) == OnLost.EXIT;
+		LeaseSettings defaults = this.properties.getDefaults();
+		boolean exit = settings.onLost(defaults) == OnLost.EXIT;
 		ManagedLease.Builder builder = ManagedLease.builder(name, source, this.scheduler);
 		for (LeaseListener consumer : consumers) {
 			builder.listener(consumer);
@@ -129,10 +128,10 @@ final class LeaseRenewerFactory {
 			.forEach((provider) -> builder.listener((provider instanceof InlineLeaseListenerProvider)
 					? provider.listenerFor(name) : new DispatchedLeaseListener(name, provider.listenerFor(name),
 							this.listenerThreads.executorFor(provider))));
-		builder.policy(LeaseDefinitions.policy(prefix, settings, defaults))
-			.increment(settings.getIncrement())
+		// the properties were validated when bound: the policy is allowed
+		builder.policy(settings.policy(defaults))
 			.reacquireOnLoss(!exit)
-			.revokeReplaced(LeaseDefinitions.revokeReplaced(settings, defaults))
+			.revokeReplaced(settings.revokeReplaced(defaults))
 			.listener(new EventPublishingLeaseListener(name, this.publisher, this.events));
 		if (exit) {
 			builder.listener(this.exitOnLoss);
@@ -141,8 +140,7 @@ final class LeaseRenewerFactory {
 	}
 
 	private ManagedLeaseRenewer renewer(ManagedLease lease, LeaseSettings settings, int phase) {
-		return new ManagedLeaseRenewer(lease,
-				LeaseDefinitions.revokeOnShutdown(settings, this.properties.getDefaults()),
+		return new ManagedLeaseRenewer(lease, settings.revokeOnShutdown(this.properties.getDefaults()),
 				this.properties.isFailFast(), this.properties.getStartupTimeout(), this.properties.getShutdownTimeout(),
 				phase);
 	}

@@ -34,7 +34,9 @@ import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.ssl.SslBundles;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -86,18 +88,21 @@ import org.springframework.web.client.RestTemplate;
 		"org.springframework.cloud.vault.config.VaultReactiveAutoConfiguration" })
 @ConditionalOnClass(VaultOperations.class)
 @Conditional(OnLeasekeeperEnabledCondition.class)
-@EnableConfigurationProperties(LeasekeeperProperties.class)
+@EnableConfigurationProperties
 @Import(LeaseRenewerRegistrar.class)
 public final class LeasekeeperAutoConfiguration {
+
+	@Bean
+	@ConfigurationProperties("leasekeeper")
+	LeasekeeperProperties leasekeeperProperties(Environment environment) {
+		// the environment gives a failure report the origin of a nested value
+		return new LeasekeeperProperties(environment);
+	}
 
 	@Bean(destroyMethod = "close")
 	@ConditionalOnMissingBean(LeaseScheduler.class)
 	ExecutorLeaseScheduler leasekeeperScheduler(LeasekeeperProperties properties, Environment environment) {
 		int threads = properties.getIo().getThreads();
-		if (threads < 1) {
-			throw new InvalidLeasekeeperPropertyException("leasekeeper.io.threads", String.valueOf(threads),
-					"must be at least 1");
-		}
 		if (environment.getProperty("spring.threads.virtual.enabled", Boolean.class, false)) {
 			ExecutorService virtual = ExecutorLeaseScheduler.virtualThreads();
 			if (virtual != null) {
@@ -189,8 +194,7 @@ public final class LeasekeeperAutoConfiguration {
 		@Bean
 		FollowedToken leasekeeperFollowedToken(LeaseScheduler scheduler, LeasekeeperProperties properties,
 				ObjectProvider<VaultOperations> vault) {
-			return new FollowedToken("session", scheduler,
-					LeaseDefinitions.policy("leasekeeper.token", properties.getToken(), properties.getDefaults()),
+			return new FollowedToken("session", scheduler, properties.getToken().policy(properties.getDefaults()),
 					() -> new FollowedTokenLookup(vault.getObject()).call());
 		}
 
@@ -257,7 +261,7 @@ public final class LeasekeeperAutoConfiguration {
 					bundle = bundles.getBundle(bundleName.strip());
 				}
 				catch (NoSuchSslBundleException ex) {
-					throw new InvalidLeasekeeperPropertyException("leasekeeper.vault.ssl-bundle", bundleName,
+					throw new InvalidConfigurationPropertyValueException("leasekeeper.vault.ssl-bundle", bundleName,
 							"must name an SSL bundle declared under spring.ssl.bundle (" + ex.getMessage() + ")");
 				}
 				HttpClient client = HttpClient.newBuilder()
@@ -265,13 +269,13 @@ public final class LeasekeeperAutoConfiguration {
 					.connectTimeout(vault.getConnectionTimeout())
 					.build();
 				JdkClientHttpRequestFactory factory = new JdkClientHttpRequestFactory(client);
-				factory.setReadTimeout(properties.getDefaults().getAttemptTimeout());
+				factory.setReadTimeout(properties.defaultPolicy().attemptTimeout());
 				return factory;
 			}
 			// calls are bounded by the attempt timeout, so that the engine never waits on
 			// a hung connection
 			ClientOptions options = new ClientOptions(vault.getConnectionTimeout(),
-					properties.getDefaults().getAttemptTimeout());
+					properties.defaultPolicy().attemptTimeout());
 			return ClientHttpRequestFactoryFactory.create(options, SslConfiguration.unconfigured());
 		}
 
@@ -279,7 +283,8 @@ public final class LeasekeeperAutoConfiguration {
 			return switch (vault.getAuthentication()) {
 				case TOKEN -> {
 					if (vault.getToken() == null || vault.getToken().isBlank()) {
-						throw new InvalidLeasekeeperPropertyException("leasekeeper.vault.token", "",
+						// a blank token was refused when bound: this one is set nowhere
+						throw new InvalidConfigurationPropertyValueException("leasekeeper.vault.token", "",
 								"must be set when leasekeeper.vault.authentication is token");
 					}
 					yield new TokenAuthentication(vault.getToken());
@@ -288,7 +293,7 @@ public final class LeasekeeperAutoConfiguration {
 					String roleId = vault.getAppRole().getRoleId();
 					String secretId = vault.getAppRole().getSecretId();
 					if (roleId == null || roleId.isBlank()) {
-						throw new InvalidLeasekeeperPropertyException("leasekeeper.vault.app-role.role-id", "",
+						throw new InvalidConfigurationPropertyValueException("leasekeeper.vault.app-role.role-id", "",
 								"must be set when leasekeeper.vault.authentication is approle");
 					}
 					AppRoleAuthenticationOptions.AppRoleAuthenticationOptionsBuilder options = AppRoleAuthenticationOptions

@@ -11,6 +11,7 @@ import dev.leasekeeper.autoconfigure.LeasekeeperProperties.Lease;
 import dev.leasekeeper.core.LeaseRenewer;
 import dev.leasekeeper.jdbc.PoolRefresher;
 
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.ObjectProvider;
@@ -109,7 +110,8 @@ public final class LeasekeeperNamedDataSourceAutoConfiguration {
 				return bean;
 			}
 			if (!(bean instanceof HikariDataSource pool)) {
-				throw new InvalidLeasekeeperPropertyException("leasekeeper.leases." + lease + ".datasource", beanName,
+				throw new InvalidConfigurationPropertyValueException("leasekeeper.leases." + lease + ".datasource",
+						beanName,
 						"must name a HikariDataSource bean, but " + beanName + " is a " + bean.getClass().getName());
 			}
 			// the application's pool lends its settings (URL, sizes, timeouts) and is

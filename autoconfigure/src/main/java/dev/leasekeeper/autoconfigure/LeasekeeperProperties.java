@@ -8,6 +8,13 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.DecimalMax;
+import jakarta.validation.constraints.DecimalMin;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotBlank;
+import jakarta.validation.constraints.Pattern;
+import org.hibernate.validator.constraints.time.DurationMin;
 import org.jspecify.annotations.Nullable;
 
 import dev.leasekeeper.core.CeilingAction;
@@ -15,6 +22,10 @@ import dev.leasekeeper.core.RenewalPolicy;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
+import org.springframework.boot.context.properties.PropertyMapper;
+import org.springframework.core.env.Environment;
+import org.springframework.validation.Errors;
+import org.springframework.validation.Validator;
 
 /**
  * Configuration properties for Leasekeeper.
@@ -23,7 +34,15 @@ import org.springframework.boot.context.properties.NestedConfigurationProperty;
  * @since 0.1.0
  */
 @ConfigurationProperties("leasekeeper")
-public class LeasekeeperProperties {
+public class LeasekeeperProperties implements Validator {
+
+	static final String POSITIVE = "must be a positive duration";
+
+	static final String NOT_NEGATIVE = "must be zero or a positive duration";
+
+	static final String RENEW_AT = "must be greater than 0 and less than 1";
+
+	static final String NOT_BLANK_IF_SET = ".*\\S.*";
 
 	/**
 	 * Whether Leasekeeper manages the declared leases.
@@ -38,47 +57,72 @@ public class LeasekeeperProperties {
 	/**
 	 * How long start-up waits for each lease's first grant.
 	 */
+	@DurationMin(nanos = 1, message = POSITIVE)
 	private Duration startupTimeout = Duration.ofSeconds(30);
 
 	/**
 	 * How long shutdown waits for the revocation of the secret leases, then of the token.
 	 */
+	@DurationMin(nanos = 1, message = POSITIVE)
 	private Duration shutdownTimeout = Duration.ofSeconds(10);
 
 	/**
 	 * Connection to Vault, used only when the application has no VaultOperations bean of
 	 * its own.
 	 */
+	@Valid
 	private final Vault vault = new Vault();
 
 	/**
-	 * Renewal of the Vault login token.
+	 * Renewal of the Vault login token; every setting left unset is inherited from
+	 * leasekeeper.defaults.
 	 */
+	@Valid
 	@NestedConfigurationProperty
-	private final LeaseSettings token = new LeaseSettings();
+	private final Token token = new Token();
 
 	/**
 	 * Settings every lease inherits unless it sets its own.
 	 */
-	private final Defaults defaults = new Defaults();
+	@Valid
+	@NestedConfigurationProperty
+	private final LeaseSettings defaults = new LeaseSettings();
 
 	/**
 	 * Threads of the calls to Vault (renewals, acquisitions, revocations) and of the
 	 * consumers' work on a new credential.
 	 */
+	@Valid
 	private final Io io = new Io();
 
 	/**
 	 * Leases to keep alive, by name. The name is used in bean names, metric tags and
 	 * events.
 	 */
-	private Map<String, Lease> leases = new LinkedHashMap<>();
+	private Map<String, @Valid Lease> leases = new LinkedHashMap<>();
 
 	/**
 	 * Certificates to issue from Vault's PKI secrets engine and keep re-issuing, by name;
 	 * each feeds a Spring Boot SSL bundle.
 	 */
-	private Map<String, Certificate> certificates = new LinkedHashMap<>();
+	private Map<String, @Valid Certificate> certificates = new LinkedHashMap<>();
+
+	/**
+	 * Where the bound values came from, for the failure report; absent outside an
+	 * application context.
+	 */
+	private final @Nullable Environment environment;
+
+	/**
+	 * Create properties with their defaults.
+	 */
+	public LeasekeeperProperties() {
+		this(null);
+	}
+
+	LeasekeeperProperties(@Nullable Environment environment) {
+		this.environment = environment;
+	}
 
 	public boolean isEnabled() {
 		return this.enabled;
@@ -116,11 +160,11 @@ public class LeasekeeperProperties {
 		return this.vault;
 	}
 
-	public LeaseSettings getToken() {
+	public Token getToken() {
 		return this.token;
 	}
 
-	public Defaults getDefaults() {
+	public LeaseSettings getDefaults() {
 		return this.defaults;
 	}
 
@@ -145,8 +189,33 @@ public class LeasekeeperProperties {
 	}
 
 	/**
-	 * How a lease is renewed; every setting left unset is inherited from
-	 * {@code leasekeeper.defaults}.
+	 * Return the renewal policy of leasekeeper.defaults: what a lease that sets nothing
+	 * of its own is renewed with.
+	 * @return the policy
+	 */
+	public RenewalPolicy defaultPolicy() {
+		return this.defaults.policy(this.defaults);
+	}
+
+	@Override
+	public boolean supports(Class<?> type) {
+		return LeasekeeperProperties.class.equals(type);
+	}
+
+	/**
+	 * Validate the bound properties once Spring Boot has bound them all: each value
+	 * against its constraints, then the rules that span several properties. Every failure
+	 * names the property in its configuration form, its value and its origin.
+	 */
+	@Override
+	public void validate(Object target, Errors errors) {
+		new LeasekeeperPropertiesValidator((LeasekeeperProperties) target, this.environment, errors).validate();
+	}
+
+	/**
+	 * How a lease is renewed: the type of leasekeeper.defaults, and of each lease's, each
+	 * certificate's and the token's own settings. A setting a lease leaves unset is the
+	 * default's; one the defaults leave unset is the engine's.
 	 */
 	public static class LeaseSettings {
 
@@ -154,6 +223,8 @@ public class LeasekeeperProperties {
 		 * Fraction of the granted window at which a grant is renewed, greater than 0 and
 		 * less than 1.
 		 */
+		@DecimalMin(value = "0", inclusive = false, message = RENEW_AT)
+		@DecimalMax(value = "1", inclusive = false, message = RENEW_AT)
 		private @Nullable Double renewAt;
 
 		/**
@@ -161,26 +232,33 @@ public class LeasekeeperProperties {
 		 * fraction of renew-at (0 to 1); spreads a fleet that obtained its grants
 		 * together.
 		 */
+		@DecimalMin(value = "0", message = "must be between 0 and 1")
+		@DecimalMax(value = "1", message = "must be between 0 and 1")
 		private @Nullable Double firstRenewalSpread;
 
 		/**
 		 * Fraction of the window by which later renewals are drawn early, 0 to 0.5.
 		 */
+		@DecimalMin(value = "0", message = "must be between 0 and 0.5")
+		@DecimalMax(value = "0.5", message = "must be between 0 and 0.5")
 		private @Nullable Double jitter;
 
 		/**
 		 * Time before the expiry at which the lease is treated as gone.
 		 */
+		@DurationMin(nanos = 0, message = NOT_NEGATIVE)
 		private @Nullable Duration expiryBuffer;
 
 		/**
 		 * Longest a single call to Vault may take; never longer than the time left.
 		 */
+		@DurationMin(nanos = 1, message = POSITIVE)
 		private @Nullable Duration attemptTimeout;
 
 		/**
 		 * Backoff between failed attempts.
 		 */
+		@Valid
 		private final Retry retry = new Retry();
 
 		/**
@@ -198,12 +276,6 @@ public class LeasekeeperProperties {
 		 * What to do when the lease is lost: obtain a new one, or exit the process.
 		 */
 		private @Nullable OnLost onLost;
-
-		/**
-		 * TTL to ask for at each renewal; by default the TTL Vault applies (the role's
-		 * default TTL).
-		 */
-		private @Nullable Duration increment;
 
 		public @Nullable Double getRenewAt() {
 			return this.renewAt;
@@ -273,12 +345,62 @@ public class LeasekeeperProperties {
 			this.onLost = onLost;
 		}
 
-		public @Nullable Duration getIncrement() {
-			return this.increment;
+		/**
+		 * Return the renewal policy of these settings: each one set here, else the
+		 * default's, else the engine's.
+		 * @param defaults the settings of leasekeeper.defaults
+		 * @return the policy
+		 * @throws dev.leasekeeper.core.InvalidPolicyException if the settings together
+		 * are not allowed
+		 */
+		public RenewalPolicy policy(LeaseSettings defaults) {
+			RenewalPolicy.Builder builder = RenewalPolicy.builder();
+			PropertyMapper map = PropertyMapper.get();
+			map.from(this.renewAt).orFrom(defaults::getRenewAt).to(builder::renewAt);
+			map.from(this.firstRenewalSpread).orFrom(defaults::getFirstRenewalSpread).to(builder::firstRenewalSpread);
+			map.from(this.jitter).orFrom(defaults::getJitter).to(builder::jitter);
+			map.from(this.expiryBuffer).orFrom(defaults::getExpiryBuffer).to(builder::expiryBuffer);
+			map.from(this.attemptTimeout).orFrom(defaults::getAttemptTimeout).to(builder::attemptTimeout);
+			Retry retry = defaults.getRetry();
+			map.from(this.retry.initialInterval).orFrom(retry::getInitialInterval).to(builder::retryInitialInterval);
+			map.from(this.retry.multiplier).orFrom(retry::getMultiplier).to(builder::retryMultiplier);
+			map.from(this.retry.maxInterval).orFrom(retry::getMaxInterval).to(builder::retryMaxInterval);
+			map.from(this.retry.jitter).orFrom(retry::getJitter).to(builder::retryJitter);
+			return builder.build();
 		}
 
-		public void setIncrement(@Nullable Duration increment) {
-			this.increment = increment;
+		/**
+		 * Return whether the lease is revoked on shutdown: set here, else the default's
+		 * (true).
+		 * @param defaults the settings of leasekeeper.defaults
+		 * @return whether it is
+		 */
+		public boolean revokeOnShutdown(LeaseSettings defaults) {
+			return or(this.revokeOnShutdown, defaults.revokeOnShutdown, true);
+		}
+
+		/**
+		 * Return whether a replaced grant is revoked: set here, else the default's
+		 * (true).
+		 * @param defaults the settings of leasekeeper.defaults
+		 * @return whether it is
+		 */
+		public boolean revokeReplaced(LeaseSettings defaults) {
+			return or(this.revokeReplaced, defaults.revokeReplaced, true);
+		}
+
+		/**
+		 * Return what is done when the lease is lost: set here, else the default's
+		 * (reacquire).
+		 * @param defaults the settings of leasekeeper.defaults
+		 * @return the action
+		 */
+		public OnLost onLost(LeaseSettings defaults) {
+			return or(this.onLost, defaults.onLost, OnLost.REACQUIRE);
+		}
+
+		private static <T> T or(@Nullable T own, @Nullable T inherited, T fallback) {
+			return (own != null) ? own : (inherited != null) ? inherited : fallback;
 		}
 
 	}
@@ -291,22 +413,28 @@ public class LeasekeeperProperties {
 		/**
 		 * First delay after a failed attempt.
 		 */
+		@DurationMin(nanos = 1, message = POSITIVE)
 		private @Nullable Duration initialInterval;
 
 		/**
 		 * Factor applied to the delay after each failed attempt, 1 to 100.
 		 */
+		@DecimalMin(value = "1", message = "must be between 1 and 100")
+		@DecimalMax(value = "100", message = "must be between 1 and 100")
 		private @Nullable Double multiplier;
 
 		/**
 		 * Longest delay between failed attempts.
 		 */
+		@DurationMin(nanos = 1, message = POSITIVE)
 		private @Nullable Duration maxInterval;
 
 		/**
 		 * Fraction by which each delay is randomly shortened or lengthened, at least 0
 		 * and less than 1.
 		 */
+		@DecimalMin(value = "0", message = "must be at least 0 and less than 1")
+		@DecimalMax(value = "1", inclusive = false, message = "must be at least 0 and less than 1")
 		private @Nullable Double jitter;
 
 		public @Nullable Duration getInitialInterval() {
@@ -344,184 +472,22 @@ public class LeasekeeperProperties {
 	}
 
 	/**
-	 * Settings every lease inherits.
+	 * The login token's renewal settings.
 	 */
-	public static class Defaults {
+	public static class Token extends LeaseSettings {
 
 		/**
-		 * Fraction of the granted window at which a grant is renewed, greater than 0 and
-		 * less than 1.
+		 * TTL to ask for at each renewal of the token; by default the TTL Vault applies.
 		 */
-		private double renewAt = RenewalPolicy.DEFAULT_RENEW_AT;
+		@DurationMin(nanos = 1, message = POSITIVE)
+		private @Nullable Duration increment;
 
-		/**
-		 * How far before renew-at the first renewal of each grant may be drawn, as a
-		 * fraction of renew-at (0 to 1); spreads a fleet that obtained its grants
-		 * together.
-		 */
-		private double firstRenewalSpread = RenewalPolicy.DEFAULT_FIRST_RENEWAL_SPREAD;
-
-		/**
-		 * Fraction of the window by which later renewals are drawn early, 0 to 0.5.
-		 */
-		private double jitter = RenewalPolicy.DEFAULT_JITTER;
-
-		/**
-		 * Time before the expiry at which a lease is treated as gone.
-		 */
-		private Duration expiryBuffer = RenewalPolicy.DEFAULT_EXPIRY_BUFFER;
-
-		/**
-		 * Longest a single call to Vault may take; never longer than the time left.
-		 */
-		private Duration attemptTimeout = RenewalPolicy.DEFAULT_ATTEMPT_TIMEOUT;
-
-		/**
-		 * Backoff between failed attempts.
-		 */
-		private final RetryDefaults retry = new RetryDefaults();
-
-		/**
-		 * Whether leases are revoked when the application shuts down.
-		 */
-		private boolean revokeOnShutdown = true;
-
-		/**
-		 * Whether a replaced grant is revoked once its consumers have drained.
-		 */
-		private boolean revokeReplaced = true;
-
-		/**
-		 * What to do when a lease is lost: obtain a new one, or exit the process.
-		 */
-		private OnLost onLost = OnLost.REACQUIRE;
-
-		public double getRenewAt() {
-			return this.renewAt;
+		public @Nullable Duration getIncrement() {
+			return this.increment;
 		}
 
-		public void setRenewAt(double renewAt) {
-			this.renewAt = renewAt;
-		}
-
-		public double getFirstRenewalSpread() {
-			return this.firstRenewalSpread;
-		}
-
-		public void setFirstRenewalSpread(double firstRenewalSpread) {
-			this.firstRenewalSpread = firstRenewalSpread;
-		}
-
-		public double getJitter() {
-			return this.jitter;
-		}
-
-		public void setJitter(double jitter) {
-			this.jitter = jitter;
-		}
-
-		public Duration getExpiryBuffer() {
-			return this.expiryBuffer;
-		}
-
-		public void setExpiryBuffer(Duration expiryBuffer) {
-			this.expiryBuffer = expiryBuffer;
-		}
-
-		public Duration getAttemptTimeout() {
-			return this.attemptTimeout;
-		}
-
-		public void setAttemptTimeout(Duration attemptTimeout) {
-			this.attemptTimeout = attemptTimeout;
-		}
-
-		public RetryDefaults getRetry() {
-			return this.retry;
-		}
-
-		public boolean isRevokeOnShutdown() {
-			return this.revokeOnShutdown;
-		}
-
-		public void setRevokeOnShutdown(boolean revokeOnShutdown) {
-			this.revokeOnShutdown = revokeOnShutdown;
-		}
-
-		public boolean isRevokeReplaced() {
-			return this.revokeReplaced;
-		}
-
-		public void setRevokeReplaced(boolean revokeReplaced) {
-			this.revokeReplaced = revokeReplaced;
-		}
-
-		public OnLost getOnLost() {
-			return this.onLost;
-		}
-
-		public void setOnLost(OnLost onLost) {
-			this.onLost = onLost;
-		}
-
-	}
-
-	/**
-	 * Backoff every lease inherits.
-	 */
-	public static class RetryDefaults {
-
-		/**
-		 * First delay after a failed attempt.
-		 */
-		private Duration initialInterval = RenewalPolicy.DEFAULT_RETRY_INITIAL_INTERVAL;
-
-		/**
-		 * Factor applied to the delay after each failed attempt, 1 to 100.
-		 */
-		private double multiplier = RenewalPolicy.DEFAULT_RETRY_MULTIPLIER;
-
-		/**
-		 * Longest delay between failed attempts.
-		 */
-		private Duration maxInterval = RenewalPolicy.DEFAULT_RETRY_MAX_INTERVAL;
-
-		/**
-		 * Fraction by which each delay is randomly shortened or lengthened, at least 0
-		 * and less than 1.
-		 */
-		private double jitter = RenewalPolicy.DEFAULT_RETRY_JITTER;
-
-		public Duration getInitialInterval() {
-			return this.initialInterval;
-		}
-
-		public void setInitialInterval(Duration initialInterval) {
-			this.initialInterval = initialInterval;
-		}
-
-		public double getMultiplier() {
-			return this.multiplier;
-		}
-
-		public void setMultiplier(double multiplier) {
-			this.multiplier = multiplier;
-		}
-
-		public Duration getMaxInterval() {
-			return this.maxInterval;
-		}
-
-		public void setMaxInterval(Duration maxInterval) {
-			this.maxInterval = maxInterval;
-		}
-
-		public double getJitter() {
-			return this.jitter;
-		}
-
-		public void setJitter(double jitter) {
-			this.jitter = jitter;
+		public void setIncrement(@Nullable Duration increment) {
+			this.increment = increment;
 		}
 
 	}
@@ -534,7 +500,15 @@ public class LeasekeeperProperties {
 		/**
 		 * Vault path to read the lease from, such as database/creds/orders.
 		 */
+		@NotBlank(message = "must be the Vault path of the lease, such as database/creds/orders")
 		private @Nullable String path;
+
+		/**
+		 * TTL to ask for at each renewal; by default the TTL Vault applies (the role's
+		 * default TTL).
+		 */
+		@DurationMin(nanos = 1, message = POSITIVE)
+		private @Nullable Duration increment;
 
 		/**
 		 * What to do when the lease reaches its max TTL.
@@ -559,7 +533,16 @@ public class LeasekeeperProperties {
 		 * With kind static: how long after Vault's rotation the reads of a fleet are
 		 * spread over (Vault rotates at the next 5 s tick of its rotation queue).
 		 */
+		@DurationMin(nanos = 0, message = NOT_NEGATIVE)
 		private Duration refreshSpread = Duration.ofSeconds(5);
+
+		public @Nullable Duration getIncrement() {
+			return this.increment;
+		}
+
+		public void setIncrement(@Nullable Duration increment) {
+			this.increment = increment;
+		}
 
 		public @Nullable Kind getKind() {
 			return this.kind;
@@ -590,11 +573,13 @@ public class LeasekeeperProperties {
 		/**
 		 * Field of the lease's data that holds the pool's username, with datasource.
 		 */
+		@NotBlank(message = "must name the field of the secret that holds the username, such as username")
 		private String usernameKey = "username";
 
 		/**
 		 * Field of the lease's data that holds the pool's password, with datasource.
 		 */
+		@NotBlank(message = "must name the field of the secret that holds the password, such as password")
 		private String passwordKey = "password";
 
 		public String getUsernameKey() {
@@ -677,6 +662,7 @@ public class LeasekeeperProperties {
 		/**
 		 * Common name of the certificate, such as orders.example.com.
 		 */
+		@NotBlank(message = "must be the certificate's common name, such as orders.example.com")
 		private @Nullable String commonName;
 
 		/**
@@ -693,12 +679,15 @@ public class LeasekeeperProperties {
 		 * Validity to ask for; default: the role's TTL. Vault caps it at the role's max
 		 * TTL.
 		 */
+		@DurationMin(nanos = 1, message = POSITIVE)
 		private @Nullable Duration ttl;
 
 		/**
 		 * Name of the Spring Boot SSL bundle the certificate feeds (server.ssl.bundle);
 		 * default: the certificate's name.
 		 */
+		@Pattern(regexp = NOT_BLANK_IF_SET,
+				message = "must name the SSL bundle the certificate feeds, such as web (server.ssl.bundle=web)")
 		private @Nullable String sslBundle;
 
 		public @Nullable String getPath() {
@@ -813,6 +802,7 @@ public class LeasekeeperProperties {
 		/**
 		 * Timeout for opening a connection to Vault.
 		 */
+		@DurationMin(nanos = 1, message = POSITIVE)
 		private Duration connectionTimeout = Duration.ofSeconds(5);
 
 		/**
@@ -820,6 +810,8 @@ public class LeasekeeperProperties {
 		 * trust store holds Vault's CA, its key store the client certificate of a cert
 		 * login.
 		 */
+		@Pattern(regexp = NOT_BLANK_IF_SET,
+				message = "must name an SSL bundle declared under spring.ssl.bundle, or be left unset")
 		private @Nullable String sslBundle;
 
 		/**
@@ -1280,6 +1272,7 @@ public class LeasekeeperProperties {
 		 * with spring.threads.virtual.enabled=true on Java 21 or later, a virtual thread
 		 * per call instead.
 		 */
+		@Min(value = 1, message = "must be at least 1")
 		private int threads = 16;
 
 		public int getThreads() {

@@ -2,6 +2,7 @@ package dev.leasekeeper.autoconfigure;
 
 import java.util.Map;
 
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.beans.factory.support.RootBeanDefinition;
@@ -33,11 +34,11 @@ final class NamedDataSources {
 	static void register(BeanDefinitionRegistry registry, String lease, Lease settings, String dataSource) {
 		String property = "leasekeeper.leases." + lease + ".datasource";
 		if (!ClassUtils.isPresent("com.zaxxer.hikari.HikariDataSource", NamedDataSources.class.getClassLoader())) {
-			throw new InvalidLeasekeeperPropertyException(property, dataSource,
+			throw new InvalidConfigurationPropertyValueException(property, dataSource,
 					"names a pool, but HikariCP is not on the classpath");
 		}
 		if (!registry.containsBeanDefinition(dataSource)) {
-			throw new InvalidLeasekeeperPropertyException(property, dataSource,
+			throw new InvalidConfigurationPropertyValueException(property, dataSource,
 					"must be true, false, or the name of a HikariDataSource bean the application defines; there is no"
 							+ " bean named " + dataSource);
 		}

@@ -2,6 +2,7 @@ package dev.leasekeeper.autoconfigure;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.context.annotation.ConditionContext;
@@ -32,7 +33,7 @@ final class OnLeasekeeperEnabledCondition extends SpringBootCondition {
 		if (value.strip().equalsIgnoreCase("false")) {
 			return false;
 		}
-		throw new InvalidLeasekeeperPropertyException(PROPERTY, value, "must be true or false");
+		throw new InvalidConfigurationPropertyValueException(PROPERTY, value, "must be true or false");
 	}
 
 }

@@ -1,11 +1,16 @@
 package dev.leasekeeper.autoconfigure;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -13,15 +18,19 @@ import dev.leasekeeper.testkit.VaultSimulatorExtension;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.convert.DurationStyle;
+import org.springframework.boot.env.PropertiesPropertySourceLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.core.env.PropertySource;
+import org.springframework.core.io.FileSystemResource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Every property, with every kind of bad value that applies to its type, stops start-up
- * with a failure that names the property and the value. The cases are generated from the
- * property list below, which {@link #everyDocumentedPropertyIsCovered} keeps equal to the
- * configuration metadata.
+ * with the failure report Spring Boot prints: it names the property, the value and where
+ * the value was set (file and line). The cases are generated from the property list
+ * below, which {@link #everyDocumentedPropertyIsCovered} keeps equal to the configuration
+ * metadata.
  */
 class HostilePropertyTests {
 
@@ -152,7 +161,6 @@ class HostilePropertyTests {
 		cases.add(new Case("not an IP address", certificate + ".ip-sans", "localhost", valid));
 		cases.add(new Case("blank", certificate + ".alt-names", " ,api.example.test", valid));
 		cases.add(new Case("blank", certificate + ".ssl-bundle", " ", valid));
-		cases.add(new Case("a certificate is not renewed", certificate + ".increment", "1h", valid));
 		cases.add(new Case("fraction >= 1", certificate + ".renew-at", "1.5", valid));
 		for (String kind : List.of("-1s", "0s", "soon")) {
 			cases.add(new Case("bad validity", certificate + ".ttl", kind, valid));
@@ -192,20 +200,28 @@ class HostilePropertyTests {
 
 	@ParameterizedTest(name = "{0}")
 	@MethodSource("cases")
-	void aBadValueStopsStartUpNamingThePropertyAndTheValue(Case bad) {
+	void aBadValueStopsStartUpNamingThePropertyTheValueAndWhereItWasSet(Case bad, @TempDir Path directory)
+			throws IOException {
+		// the bad value comes from a file, as in an application.properties, so that the
+		// report can say on which line it is
+		Path file = directory.resolve("hostile.properties");
+		Files.write(file, bad.fileLines());
+		PropertySource<?> hostile = new PropertiesPropertySourceLoader().load("hostile", new FileSystemResource(file))
+			.get(0);
+		FailureReport report = new FailureReport();
 		this.runner.withPropertyValues(vault.propertyValues())
 			.withPropertyValues(LEASE + ".path=database/creds/orders")
 			.withPropertyValues(bad.others())
-			.withPropertyValues(
-					(bad.property().endsWith("Orders_DB") || bad.property().endsWith("certificates.orders-db"))
-							? new String[0] : new String[] { bad.property() + "=" + bad.value() })
+			.withInitializer((context) -> context.getEnvironment().getPropertySources().addFirst(hostile))
+			.withInitializer(report)
 			.run((context) -> {
 				assertThat(context).hasFailed();
-				String failure = messages(context.getStartupFailure());
-				assertThat(failure).contains(bad.property());
+				String text = report.of(context.getStartupFailure());
+				assertThat(text).contains(bad.property());
 				if (!bad.value().isBlank()) {
-					assertThat(failure).containsAnyOf(bad.value().trim(), asDuration(bad.value()));
+					assertThat(text).containsAnyOf(bad.value().trim(), asDuration(bad.value()));
 				}
+				assertThat(text).contains("hostile.properties] - ");
 			});
 	}
 
@@ -233,18 +249,18 @@ class HostilePropertyTests {
 		}
 	}
 
-	private static String messages(Throwable failure) {
-		StringBuilder text = new StringBuilder();
-		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-			text.append(cause.getMessage()).append('\n');
-			if (cause instanceof InvalidLeasekeeperPropertyException invalid) {
-				text.append(invalid.getProperty()).append(' ').append(invalid.getValue()).append('\n');
-			}
-		}
-		return text.toString();
-	}
-
 	record Case(String kind, String property, String value, String... others) {
+
+		/**
+		 * Return what the file holds: the bad value, or, for a bad name, the entry's
+		 * properties.
+		 */
+		List<String> fileLines() {
+			List<String> entry = Arrays.stream(this.others)
+				.filter((other) -> other.startsWith(this.property + "."))
+				.toList();
+			return entry.isEmpty() ? List.of(this.property + "=" + this.value) : entry;
+		}
 
 		@Override
 		public String toString() {

@@ -1,16 +1,25 @@
 package dev.leasekeeper.autoconfigure;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 
 import dev.leasekeeper.core.RenewalPolicy;
 import dev.leasekeeper.testkit.VaultSimulatorExtension;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.env.YamlPropertySourceLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.core.env.PropertySource;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
+import org.springframework.core.io.FileSystemResource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -75,14 +84,14 @@ class LeasekeeperPropertiesValidationTests {
 	@Test
 	void thePathDeclaredTwiceIsRefused() {
 		assertInvalid(withLease("leasekeeper.leases.again.path=database/creds/orders"), "leasekeeper.leases.again.path",
-				"database/creds/orders", "already declared by leasekeeper.leases.orders-db.path");
+				"database/creds/orders", "also declared by leasekeeper.leases.orders-db.path");
 	}
 
 	@Test
 	void twoDatasourceLeasesAreRefused() {
 		assertInvalid(withLease("leasekeeper.leases.orders-db.datasource=true",
 				"leasekeeper.leases.other.path=database/creds/other", "leasekeeper.leases.other.datasource=true"),
-				"leasekeeper.leases.other.datasource", "true", "only one lease may feed spring.datasource");
+				"leasekeeper.leases.other.datasource", "true", "also named by leasekeeper.leases.orders-db.datasource");
 	}
 
 	@Test
@@ -96,8 +105,24 @@ class LeasekeeperPropertiesValidationTests {
 
 	@Test
 	void tokenAuthenticationWithoutATokenIsRefused() {
-		assertInvalid(this.runner.withPropertyValues("leasekeeper.vault.uri=" + vault.simulator().uri()),
-				"leasekeeper.vault.token", "", "must be set");
+		FailureReport report = new FailureReport();
+		this.runner.withPropertyValues("leasekeeper.vault.uri=" + vault.simulator().uri())
+			.withInitializer(report)
+			.run((context) -> assertThat(report.of(context.getStartupFailure())).contains(
+					"Invalid value '' for configuration property 'leasekeeper.vault.token'",
+					"must be set when leasekeeper.vault.authentication is token"));
+	}
+
+	@Test
+	void aBlankTokenIsRefusedWhenBoundWithoutRepeatingAnyToken() {
+		FailureReport report = new FailureReport();
+		this.runner.withPropertyValues(vault.propertyValues())
+			.withPropertyValues("leasekeeper.vault.token= ")
+			.withInitializer(report)
+			.run((context) -> assertThat(report.of(context.getStartupFailure()))
+				.contains("Property: leasekeeper.vault.token", "Value: \"\"",
+						"Origin: \"leasekeeper.vault.token\" from property source")
+				.doesNotContain(vault.applicationToken()));
 	}
 
 	@Test
@@ -132,30 +157,87 @@ class LeasekeeperPropertiesValidationTests {
 	}
 
 	@Test
-	void propertyDefaultsMatchTheEngineDefaults() {
-		LeasekeeperProperties.Defaults defaults = new LeasekeeperProperties().getDefaults();
-		RenewalPolicy engine = RenewalPolicy.defaults();
-		assertThat(defaults.getRenewAt()).isEqualTo(engine.renewAt());
-		assertThat(defaults.getFirstRenewalSpread()).isEqualTo(engine.firstRenewalSpread());
-		assertThat(defaults.getJitter()).isEqualTo(engine.jitter());
-		assertThat(defaults.getExpiryBuffer()).isEqualTo(engine.expiryBuffer());
-		assertThat(defaults.getAttemptTimeout()).isEqualTo(engine.attemptTimeout());
-		assertThat(defaults.getRetry().getInitialInterval()).isEqualTo(engine.retryInitialInterval());
-		assertThat(defaults.getRetry().getMultiplier()).isEqualTo(engine.retryMultiplier());
-		assertThat(defaults.getRetry().getMaxInterval()).isEqualTo(engine.retryMaxInterval());
-		assertThat(defaults.getRetry().getJitter()).isEqualTo(engine.retryJitter());
+	void settingsLeftUnsetEverywhereAreTheEngineDefaults() {
+		LeasekeeperProperties properties = new LeasekeeperProperties();
+		assertThat(properties.defaultPolicy()).isEqualTo(RenewalPolicy.defaults());
+		assertThat(new LeasekeeperProperties.Lease().policy(properties.getDefaults()))
+			.isEqualTo(RenewalPolicy.defaults());
+	}
+
+	@Test
+	void aLeaseInheritsWhatItLeavesUnsetFromTheDefaultsAndKeepsWhatItSets() {
+		LeasekeeperProperties.LeaseSettings defaults = new LeasekeeperProperties.LeaseSettings();
+		defaults.setRenewAt(0.5);
+		defaults.getRetry().setMaxInterval(Duration.ofSeconds(7));
+		defaults.setRevokeOnShutdown(false);
+		LeasekeeperProperties.Lease lease = new LeasekeeperProperties.Lease();
+		lease.setRenewAt(0.8);
+		RenewalPolicy policy = lease.policy(defaults);
+		assertThat(policy.renewAt()).isEqualTo(0.8);
+		assertThat(policy.retryMaxInterval()).isEqualTo(Duration.ofSeconds(7));
+		assertThat(policy.attemptTimeout()).isEqualTo(RenewalPolicy.DEFAULT_ATTEMPT_TIMEOUT);
+		assertThat(lease.revokeOnShutdown(defaults)).isFalse();
+		assertThat(lease.revokeReplaced(defaults)).isTrue();
+	}
+
+	@Test
+	void aLeasesJitterAboveTheDefaultRenewAtIsRefusedNamingTheLeasesProperty() {
+		assertInvalid(withLease("leasekeeper.defaults.renew-at=0.3", "leasekeeper.leases.orders-db.jitter=0.4"),
+				"leasekeeper.leases.orders-db.jitter", "0.4", "must be less than renew-at (0.3)");
+		assertInvalid(withLease("leasekeeper.defaults.jitter=0.4", "leasekeeper.leases.orders-db.renew-at=0.3"),
+				"leasekeeper.defaults.jitter", "0.4", "must be less than renew-at (0.3)");
+	}
+
+	@Test
+	void theReportSaysInWhichFileAndOnWhichLineABadValueIsSet(@TempDir Path directory) throws IOException {
+		Path yaml = directory.resolve("application.yml");
+		Files.writeString(yaml, String.join("\n", "leasekeeper:", "  leases:", "    orders-db:",
+				"      path: database/creds/orders", "      renew-at: 1.5", ""));
+		PropertySource<?> file = new YamlPropertySourceLoader().load("application.yml", new FileSystemResource(yaml))
+			.get(0);
+		FailureReport report = new FailureReport();
+		this.runner.withPropertyValues(vault.propertyValues())
+			.withInitializer((context) -> context.getEnvironment().getPropertySources().addFirst(file))
+			.withInitializer(report)
+			.run((context) -> assertThat(report.of(context.getStartupFailure())).contains(
+					"Property: leasekeeper.leases.orders-db.renew-at", "Value: \"1.5\"",
+					"Origin: file [" + yaml + "] - 5:17", "Reason: must be greater than 0 and less than 1"));
+	}
+
+	@Test
+	void theReportNamesTheEnvironmentVariableABadValueCameFrom() {
+		Map<String, Object> variables = Map.of("LEASEKEEPER_LEASES_ORDERSDB_PATH", "database/creds/orders",
+				"LEASEKEEPER_LEASES_ORDERSDB_RETRY_MULTIPLIER", "0.5");
+		FailureReport report = new FailureReport();
+		this.runner.withPropertyValues(vault.propertyValues())
+			.withInitializer((context) -> context.getEnvironment()
+				.getPropertySources()
+				.addFirst(new SystemEnvironmentPropertySource("systemEnvironment", variables)))
+			.withInitializer(report)
+			.run((context) -> assertThat(report.of(context.getStartupFailure())).contains(
+					"Property: leasekeeper.leases.ordersdb.retry.multiplier", "Value: \"0.5\"",
+					"LEASEKEEPER_LEASES_ORDERSDB_RETRY_MULTIPLIER", "Reason: must be between 1 and 100"));
+	}
+
+	@Test
+	void everyConstraintViolationOfOneBindingIsReported() {
+		FailureReport report = new FailureReport();
+		withLease("leasekeeper.leases.orders-db.renew-at=0", "leasekeeper.defaults.attempt-timeout=0s")
+			.withInitializer(report)
+			.run((context) -> assertThat(report.of(context.getStartupFailure()))
+				.contains("leasekeeper.leases.orders-db.renew-at", "leasekeeper.defaults.attempt-timeout"));
 	}
 
 	private static void assertInvalid(ApplicationContextRunner runner, String property, String value, String allowed) {
-		runner.run((context) -> {
+		FailureReport report = new FailureReport();
+		runner.withInitializer(report).run((context) -> {
 			assertThat(context).hasFailed();
-			Throwable failure = context.getStartupFailure();
-			InvalidLeasekeeperPropertyException cause = findCause(failure, InvalidLeasekeeperPropertyException.class);
-			assertThat(cause.getProperty()).isEqualTo(property);
-			assertThat(cause.getValue()).isEqualTo(value);
-			assertThat(cause.getAllowed()).contains(allowed);
-			FailureAnalysis analysis = new InvalidLeasekeeperPropertyFailureAnalyzer().analyze(failure);
-			assertThat(analysis.getDescription()).contains("'" + property + "'", "'" + value + "'", allowed);
+			String text = report.of(context.getStartupFailure());
+			assertThat(text).containsAnyOf("Property: " + property, "property '" + property + "'");
+			assertThat(text).containsAnyOf("Value: \"" + value + "\"", "value '" + value + "'");
+			assertThat(text).contains(allowed);
+			assertThat(text).containsAnyOf("Origin: \"" + property + "\" from property source",
+					"originating from '\"" + property + "\" from property source");
 		});
 	}
 

@@ -19,13 +19,13 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import dev.leasekeeper.autoconfigure.InvalidLeasekeeperPropertyException;
 import dev.leasekeeper.autoconfigure.LeasekeeperAutoConfiguration;
 import dev.leasekeeper.autoconfigure.LeasekeeperDataSourceAutoConfiguration;
 import dev.leasekeeper.autoconfigure.LeasekeeperNamedDataSourceAutoConfiguration;
 import dev.leasekeeper.core.LeaseRenewer;
 import dev.leasekeeper.testkit.VaultSimulatorExtension;
 
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -165,7 +165,7 @@ class NamedDataSourcesIntegrationTests {
 		this.runner.withUserConfiguration(OnePool.class).run((context) -> {
 			assertThat(context).hasFailed();
 			assertThat(propertyFailure(context.getStartupFailure()))
-				.isInstanceOf(InvalidLeasekeeperPropertyException.class)
+				.isInstanceOf(InvalidConfigurationPropertyValueException.class)
 				.hasMessageContaining("leasekeeper.leases.reports-db.datasource")
 				.hasMessageContaining("reportsDataSource");
 		});
@@ -180,7 +180,7 @@ class NamedDataSourcesIntegrationTests {
 			.run((context) -> {
 				assertThat(context).hasFailed();
 				assertThat(propertyFailure(context.getStartupFailure()))
-					.isInstanceOf(InvalidLeasekeeperPropertyException.class)
+					.isInstanceOf(InvalidConfigurationPropertyValueException.class)
 					.hasMessageContaining("leasekeeper.leases.reports-db.datasource")
 					.hasMessageContaining("must name a HikariDataSource bean");
 			});
@@ -214,7 +214,7 @@ class NamedDataSourcesIntegrationTests {
 	/** The property failure among a start-up failure's causes, or the failure itself. */
 	private static Throwable propertyFailure(Throwable startupFailure) {
 		Throwable failure = startupFailure;
-		while (!(failure instanceof InvalidLeasekeeperPropertyException) && failure.getCause() != null) {
+		while (!(failure instanceof InvalidConfigurationPropertyValueException) && failure.getCause() != null) {
 			failure = failure.getCause();
 		}
 		return failure;
