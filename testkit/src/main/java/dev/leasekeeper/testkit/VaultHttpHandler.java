@@ -35,7 +35,7 @@ final class VaultHttpHandler implements HttpHandler {
 			Map.entry("auth/kubernetes/", "kubernetes"), Map.entry("auth/userpass/", "userpass"),
 			Map.entry("auth/jwt/", "jwt"), Map.entry("auth/github/", "github"), Map.entry("auth/cert/", "cert"),
 			Map.entry("database/", "database"), Map.entry("cubbyhole/", "cubbyhole"),
-			Map.entry("identity/", "identity"), Map.entry("pki/", "pki"));
+			Map.entry("identity/", "identity"), Map.entry("pki/", "pki"), Map.entry(KvEngine.MOUNT, "kv"));
 
 	private final VaultModel model;
 
@@ -70,7 +70,7 @@ final class VaultHttpHandler implements HttpHandler {
 			this.faults.delay(path);
 			Map<String, Object> body = readBody(exchange);
 			leaseId = leaseIdOf(path, body);
-			Answer answer = answer(method, path, rawPath, tokenId, body, clientCertificate(exchange));
+			Answer answer = answer(method, path, rawPath, query, tokenId, body, clientCertificate(exchange));
 			status = answer.status;
 			send(exchange, answer.status, answer.body);
 		}
@@ -115,7 +115,7 @@ final class VaultHttpHandler implements HttpHandler {
 		return null;
 	}
 
-	private Answer answer(String method, String path, String rawPath, @Nullable String tokenId,
+	private Answer answer(String method, String path, String rawPath, @Nullable String query, @Nullable String tokenId,
 			Map<String, Object> body, java.security.cert.@Nullable X509Certificate clientCertificate) {
 		if (!rawPath.startsWith("/v1/")) {
 			throw new VaultError(404, "");
@@ -180,6 +180,7 @@ final class VaultHttpHandler implements HttpHandler {
 			case "sys/" -> system(method, path, body);
 			case "database/" -> database(method, path, caller, body);
 			case "pki/" -> pki(method, path, body);
+			case KvEngine.MOUNT -> kv(method, path, query, body);
 			default -> null;
 		};
 		if (answer == null) {
@@ -216,9 +217,105 @@ final class VaultHttpHandler implements HttpHandler {
 				return noContent();
 			}
 			default -> {
-				return null;
+				return tokenRoles(method, path, caller, body);
 			}
 		}
+	}
+
+	/**
+	 * Token roles: {@code auth/token/roles/<name>} (write, read) and
+	 * {@code auth/token/create/<name>}.
+	 */
+	private @Nullable Answer tokenRoles(String method, String path, VaultModel.Token caller, Map<String, Object> body) {
+		if (path.startsWith("auth/token/roles/") && path.length() > "auth/token/roles/".length()) {
+			String name = path.substring("auth/token/roles/".length());
+			if (method.equals("GET")) {
+				VaultModel.TokenRole role = this.model.tokenRole(name);
+				if (role == null) {
+					throw new VaultError(404, "");
+				}
+				return ok(response(null, false, 0, role.describe(), List.of(), null, "token"));
+			}
+			requireMethod(method, "POST", "PUT");
+			Object period = (body.get("token_period") != null) ? body.get("token_period") : body.get("period");
+			List<String> allowed = listOrComma(body.get("allowed_policies"));
+			this.model.tokenRole(name, allowed, bool(body, "orphan", false),
+					VaultDurations.parse("token_period", period), bool(body, "renewable", true),
+					VaultDurations.parse("token_explicit_max_ttl", body.get("token_explicit_max_ttl")));
+			return noContent();
+		}
+		if (path.startsWith("auth/token/create/") && path.length() > "auth/token/create/".length()) {
+			requireMethod(method, "POST", "PUT");
+			VaultModel.Created created = this.model.createTokenAgainstRole(caller,
+					path.substring("auth/token/create/".length()), policies(body),
+					VaultDurations.parse("ttl", body.get("ttl")), string(body, "display_name"));
+			return ok(authResponse(created.token(), created.warnings(), "token"));
+		}
+		return null;
+	}
+
+	private static List<String> listOrComma(@Nullable Object value) {
+		if (value instanceof List<?> list) {
+			return list.stream().map(String::valueOf).toList();
+		}
+		if (value instanceof String text && !text.isBlank()) {
+			return List.of(text.split(","));
+		}
+		return List.of();
+	}
+
+	/**
+	 * The KV version 2 engine at {@code secret/}: {@code secret/data/<key>} (read, write
+	 * with {@code options.cas}) and {@code secret/metadata/<key>} (read, write, delete).
+	 */
+	private @Nullable Answer kv(String method, String path, @Nullable String query, Map<String, Object> body) {
+		KvEngine kv = this.model.kv();
+		String data = KvEngine.MOUNT + "data/";
+		String metadata = KvEngine.MOUNT + "metadata/";
+		if (path.startsWith(data) && path.length() > data.length()) {
+			String key = path.substring(data.length());
+			if (method.equals("GET")) {
+				return ok(response(null, false, 0, kv.read(key, versionOf(query)), List.of(), null, "kv"));
+			}
+			requireMethod(method, "POST", "PUT");
+			return ok(response(null, false, 0, kv.write(key, body.get("data"), body.get("options")), List.of(), null,
+					"kv"));
+		}
+		if (path.startsWith(metadata) && path.length() > metadata.length()) {
+			String key = path.substring(metadata.length());
+			switch (method) {
+				case "GET" -> {
+					return ok(response(null, false, 0, kv.metadata(key), List.of(), null, "kv"));
+				}
+				case "DELETE" -> {
+					kv.deleteMetadata(key);
+					return noContent();
+				}
+				default -> {
+					requireMethod(method, "POST", "PUT");
+					kv.writeMetadata(key, body);
+					return noContent();
+				}
+			}
+		}
+		return null;
+	}
+
+	private static @Nullable Integer versionOf(@Nullable String query) {
+		if (query == null) {
+			return null;
+		}
+		for (String parameter : query.split("&")) {
+			if (parameter.startsWith("version=")) {
+				try {
+					return Integer.parseInt(parameter.substring("version=".length()));
+				}
+				catch (NumberFormatException ex) {
+					throw VaultError.badRequest("invalid version");
+				}
+			}
+		}
+		return null;
 	}
 
 	private @Nullable Answer system(String method, String path, Map<String, Object> body) {
@@ -349,7 +446,10 @@ final class VaultHttpHandler implements HttpHandler {
 			case "LIST" -> "list";
 			case "DELETE" -> "delete";
 			default -> (path.startsWith("sys/policies/acl/")
-					&& this.model.policy(path.substring("sys/policies/acl/".length())) == null) ? "create" : "update";
+					&& this.model.policy(path.substring("sys/policies/acl/".length())) == null)
+					|| (path.startsWith(KvEngine.MOUNT + "data/")
+							&& this.model.kv().currentVersion(path.substring((KvEngine.MOUNT + "data/").length())) == 0)
+									? "create" : "update";
 		};
 	}
 

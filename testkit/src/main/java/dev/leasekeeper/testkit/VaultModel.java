@@ -100,6 +100,12 @@ final class VaultModel {
 
 	private final Map<String, Policy> policies = new ConcurrentHashMap<>();
 
+	/** Token roles ({@code auth/token/roles/<name>}). */
+	private final Map<String, TokenRole> tokenRoles = new ConcurrentHashMap<>();
+
+	/** The KV version 2 engine mounted at {@code secret/}. */
+	private final KvEngine kv;
+
 	/** Whether {@link #APPLICATION_POLICY} follows the database roles (until written). */
 	private boolean applicationPolicyDerived = true;
 
@@ -112,6 +118,7 @@ final class VaultModel {
 	VaultModel(Clock clock, DatabaseBackend database, String rootToken) {
 		this.clock = clock;
 		this.pki = new PkiEngine(clock);
+		this.kv = new KvEngine(clock);
 		this.database = database;
 		this.policies.put("default", Policy.parse("default", Policy.DEFAULT));
 		this.policies.put(APPLICATION_POLICY,
@@ -137,6 +144,10 @@ final class VaultModel {
 
 	PkiEngine pki() {
 		return this.pki;
+	}
+
+	KvEngine kv() {
+		return this.kv;
 	}
 
 	private void deriveApplicationPolicy() {
@@ -655,6 +666,68 @@ final class VaultModel {
 		return new Created(token, warnings);
 	}
 
+	/**
+	 * {@code auth/token/roles/<name>}, written as the token store's
+	 * {@code tokenStoreRoleCreateUpdate} keeps it: allowed policies (sanitized, without
+	 * {@code default}), {@code orphan}, {@code renewable}, {@code token_period} (or its
+	 * older name {@code period}) and {@code token_explicit_max_ttl}.
+	 */
+	synchronized void tokenRole(String name, List<String> allowedPolicies, boolean orphan, @Nullable Duration period,
+			boolean renewable, @Nullable Duration explicitMaxTtl) {
+		this.tokenRoles.put(name,
+				new TokenRole(name, sanitize(allowedPolicies, false), orphan, period, renewable, explicitMaxTtl));
+	}
+
+	synchronized @Nullable TokenRole tokenRole(String name) {
+		return this.tokenRoles.get(name);
+	}
+
+	/**
+	 * {@code auth/token/create/<role>} as {@code handleCreateAgainstRole} does it: an
+	 * unknown role is 400 {@code unknown role <name>}; the role's {@code orphan} makes a
+	 * token without parent (it outlives its creator); the policies asked for must be
+	 * among the role's allowed policies (not the caller's), and are those when none are
+	 * asked; {@code default} is added; a role's period makes a periodic token.
+	 */
+	synchronized Created createTokenAgainstRole(Token caller, String roleName, @Nullable List<String> requested,
+			@Nullable Duration ttl, @Nullable String displayName) {
+		TokenRole role = this.tokenRoles.get(roleName);
+		if (role == null) {
+			throw VaultError.badRequest("unknown role " + roleName);
+		}
+		List<String> wanted = (requested == null || requested.isEmpty()) ? role.allowedPolicies()
+				: sanitize(requested, false);
+		if (!role.allowedPolicies().isEmpty() && !role.allowedPolicies()
+			.containsAll(wanted.stream().filter((policy) -> !policy.equals("default")).toList())) {
+			throw VaultError.badRequest("token policies (" + wanted
+					+ ") must be subset of the role's allowed policies (" + role.allowedPolicies() + ")");
+		}
+		if (role.allowedPolicies().isEmpty()) {
+			List<String> allowed = sanitize(caller.policies, true);
+			if (!caller.policies.contains("root") && !allowed.containsAll(sanitize(wanted, true))) {
+				throw VaultError.badRequest("child policies must be subset of parent");
+			}
+		}
+		List<String> policies = sanitize(wanted, true);
+		Token parent = role.orphan() ? null : caller;
+		boolean periodic = role.period() != null && !role.period().isZero();
+		String display = (displayName == null || displayName.isBlank()) ? "token" : "token-" + displayName;
+		Token token = new Token("hvs." + randomString(24), randomString(24), policies, now(), null,
+				role.explicitMaxTtl(), null, role.period(), role.renewable(), parent, "auth/token/create/" + roleName,
+				display, null);
+		Granted granted = cap(token,
+				periodic ? role.period() : (ttl != null && !ttl.isZero()) ? ttl : SYSTEM_DEFAULT_TTL);
+		token.granted = granted.ttl;
+		token.creationTtl = granted.ttl;
+		token.expireAt = now().plus(token.granted);
+		token.leaseId = "auth/token/create/" + roleName + "/" + randomHex(40);
+		if (parent != null) {
+			parent.children.add(token);
+		}
+		register(token);
+		return new Created(token, granted.warnings);
+	}
+
 	synchronized Token login(@Nullable String roleId, @Nullable String secretId) {
 		if (roleId == null || roleId.isEmpty()) {
 			throw VaultError.badRequest("missing role_id");
@@ -1016,6 +1089,24 @@ final class VaultModel {
 	}
 
 	record Granted(Duration ttl, List<String> warnings) {
+	}
+
+	record TokenRole(String name, List<String> allowedPolicies, boolean orphan, @Nullable Duration period,
+			boolean renewable, @Nullable Duration explicitMaxTtl) {
+
+		Map<String, Object> describe() {
+			Map<String, Object> data = new LinkedHashMap<>();
+			data.put("allowed_policies", this.allowedPolicies);
+			data.put("name", this.name);
+			data.put("orphan", this.orphan);
+			data.put("renewable", this.renewable);
+			data.put("token_explicit_max_ttl", (this.explicitMaxTtl != null) ? this.explicitMaxTtl.toSeconds() : 0);
+			data.put("token_period", (this.period != null) ? this.period.toSeconds() : 0);
+			data.put("path_suffix", "");
+			data.put("token_type", "default-service");
+			return data;
+		}
+
 	}
 
 	record Created(Token token, List<String> warnings) {

@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -281,6 +282,58 @@ public final class VaultSimulator implements AutoCloseable {
 	 */
 	public void deletePolicy(String name) {
 		this.model.deletePolicy(name);
+	}
+
+	/**
+	 * Read the latest version of a KV version 2 entry under {@code secret/}, as an
+	 * operator would ({@code vault kv get}).
+	 * @param key the entry's key, such as {@code leasekeeper/orders/orders-db}
+	 * @return its data, or {@code null} when it does not exist
+	 */
+	@SuppressWarnings("unchecked")
+	public @Nullable Map<String, Object> kvRead(String key) {
+		try {
+			return (Map<String, Object>) this.model.kv().read(key, null).get("data");
+		}
+		catch (VaultError ex) {
+			return null;
+		}
+	}
+
+	/**
+	 * Return the current version of a KV version 2 entry under {@code secret/}.
+	 * @param key the entry's key
+	 * @return its current version, 0 when it does not exist
+	 */
+	public int kvVersion(String key) {
+		return this.model.kv().currentVersion(key);
+	}
+
+	/**
+	 * Write a KV version 2 entry under {@code secret/} as an operator would, without
+	 * check-and-set: a new version.
+	 * @param key the entry's key
+	 * @param data its data
+	 * @return the new version
+	 */
+	public int kvWrite(String key, Map<String, Object> data) {
+		return (int) this.model.kv().write(key, data, null).get("version");
+	}
+
+	/**
+	 * Return the custom metadata of a KV version 2 entry under {@code secret/}.
+	 * @param key the entry's key
+	 * @return its custom metadata, empty when there is none or no entry
+	 */
+	@SuppressWarnings("unchecked")
+	public Map<String, String> kvCustomMetadata(String key) {
+		try {
+			Object custom = this.model.kv().metadata(key).get("custom_metadata");
+			return (custom != null) ? (Map<String, String>) custom : Map.of();
+		}
+		catch (VaultError ex) {
+			return Map.of();
+		}
 	}
 
 	/**
@@ -813,6 +866,24 @@ public final class VaultSimulator implements AutoCloseable {
 		 */
 		public Builder policy(String name, String policy) {
 			this.configuration.add((model) -> model.writePolicy(name, policy));
+			return this;
+		}
+
+		/**
+		 * Add a token role ({@code auth/token/roles/<name>}) whose tokens,
+		 * {@code auth/token/create/<name>}, carry the allowed policies (and
+		 * {@code default}).
+		 * @param name the role's name
+		 * @param orphan whether its tokens have no parent (outlive the token that made
+		 * them)
+		 * @param period its {@code token_period}: a periodic token renewed to this TTL
+		 * for ever; {@code null} for none
+		 * @param allowedPolicies its {@code allowed_policies}
+		 * @return this builder
+		 */
+		public Builder tokenRole(String name, boolean orphan, @Nullable Duration period, String... allowedPolicies) {
+			this.configuration
+				.add((model) -> model.tokenRole(name, List.of(allowedPolicies), orphan, period, true, null));
 			return this;
 		}
 
