@@ -204,6 +204,11 @@ final class Transitions extends TransitionSupport {
 			acquire(RotationCause.TOKEN);
 			return;
 		}
+		Held held = this.s.held;
+		if (grant.refreshAfter() != null && held != null && usable() && sameCredential(held.grant(), grant)) {
+			refreshed(grant);
+			return;
+		}
 		Held candidate = Held.of(grant, this.s.generation + 1, this.s.sentUnder,
 				(this.token != null) ? this.token.expiry() : null,
 				(this.token != null) ? this.token.validUntil() : null, this.schedule);
@@ -278,6 +283,38 @@ final class Transitions extends TransitionSupport {
 			this.effects.add(new LeaseEffect.Release(replaced, this.settings.revokeReplaced(), revokeAt));
 		}
 		runPending();
+	}
+
+	/**
+	 * A credential the store replaces on its own schedule was read again and is the one
+	 * held (a static role not rotated yet, a fleet's grant its leader renewed): its
+	 * validity moves, as a renewal's would; nothing is handed to the consumers and no
+	 * generation is added.
+	 */
+	void refreshed(Grant grant) {
+		Held previous = this.s.held;
+		Held next = previous.withGrant(grant, this.schedule);
+		this.s.held = next;
+		this.s.fullTtl = grant.ttl();
+		int attempts = this.s.failures + 1;
+		clearFailures();
+		this.s.state = LeaseState.ACTIVE;
+		this.s.cause = RotationCause.STATIC_ROTATION;
+		plan(Next.ACQUIRE, grant.obtainedAt().plus(grant.refreshAfter()));
+		checkWindow();
+		Instant previousExpiry = previous.expiryBeforeRenewal();
+		Duration remaining = (previousExpiry != null) ? Duration.between(grant.obtainedAt(), previousExpiry)
+				: Duration.ZERO;
+		this.effects.add(new LeaseEffect.Renewed(previousExpiry, remaining.isNegative() ? Duration.ZERO : remaining,
+				attempts, false));
+		if (this.s.pending == Op.RENEW || this.s.pending == Op.VERIFY) {
+			this.s.pending = null;
+		}
+		runPending();
+	}
+
+	private static boolean sameCredential(Grant held, Grant read) {
+		return held.leaseId().equals(read.leaseId()) && held.data().equals(read.data());
 	}
 
 	void renewed(Grant answer) {
