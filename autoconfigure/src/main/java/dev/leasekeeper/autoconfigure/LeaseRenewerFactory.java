@@ -15,6 +15,7 @@ import dev.leasekeeper.core.LeaseListener;
 import dev.leasekeeper.core.LeaseScheduler;
 import dev.leasekeeper.core.LeaseSource;
 import dev.leasekeeper.core.ManagedLease;
+import dev.leasekeeper.core.RotationCause;
 import dev.leasekeeper.event.EventPublishingLeaseListener;
 import dev.leasekeeper.tls.CertificateSource;
 import dev.leasekeeper.vault.SecretLeaseSource;
@@ -80,6 +81,29 @@ final class LeaseRenewerFactory {
 			.token((token != null) ? token.getLease() : null)
 			.followedToken(followed);
 		return renewer(builder.build(), lease, ManagedLeaseRenewer.SECRET_PHASE);
+	}
+
+	boolean isGroupLease(String name) {
+		Lease lease = this.properties.getLeases().get(name);
+		return lease != null && lease.getSharing() == LeasekeeperProperties.Sharing.GROUP;
+	}
+
+	/**
+	 * Make an instance's view of a lease its group shares: read again at each grant's
+	 * refreshAfter, a new grant adopted as a rotation ({@link RotationCause#PUBLISHED}),
+	 * nothing renewed or revoked.
+	 */
+	ManagedLeaseRenewer groupLease(String name, LeaseSource source) {
+		Lease lease = this.properties.getLeases().get(name);
+		if (lease == null) {
+			throw new IllegalStateException("No lease declared under leasekeeper.leases." + name);
+		}
+		ManagedLeaseRenewer renewer = renewer(
+				builder(name, lease, source).refreshCause(RotationCause.PUBLISHED).build(), lease,
+				ManagedLeaseRenewer.SECRET_PHASE);
+		// the group's first leader is elected once the application's beans are made
+		renewer.awaitAtStart();
+		return renewer;
 	}
 
 	ManagedLeaseRenewer certificate(String name, VaultOperations vault, Certificates certificates) {

@@ -84,6 +84,10 @@ final class LeaseRenewerRegistrar implements ImportBeanDefinitionRegistrar, Envi
 	private static ManagedLeaseRenewer create(BeanFactory beanFactory, String name) {
 		LeaseRenewerFactory factory = beanFactory.getBean(LeaseRenewerFactory.class);
 		VaultOperations vault = beanFactory.getBean(VaultOperations.class);
+		if (factory.isGroupLease(name)) {
+			// fleet scope: the group's grant, read from its leader's publication
+			return beanFactory.getBean(GroupLeaseRenewers.class).renewer(name, vault, factory);
+		}
 		ManagedLeaseRenewer token = beanFactory.containsBean(TOKEN_RENEWER)
 				? beanFactory.getBean(TOKEN_RENEWER, ManagedLeaseRenewer.class) : null;
 		FollowedToken followed = (token == null) ? beanFactory.getBeanProvider(FollowedToken.class).getIfAvailable()

@@ -108,6 +108,13 @@ public class LeasekeeperProperties implements Validator {
 	private Map<String, @Valid Certificate> certificates = new LinkedHashMap<>();
 
 	/**
+	 * Fleet scope: how the instances of a group share the grants of the leases declared
+	 * with sharing: group.
+	 */
+	@Valid
+	private final Fleet fleet = new Fleet();
+
+	/**
 	 * Where the bound values came from, for the failure report; absent outside an
 	 * application context.
 	 */
@@ -170,6 +177,10 @@ public class LeasekeeperProperties implements Validator {
 
 	public Io getIo() {
 		return this.io;
+	}
+
+	public Fleet getFleet() {
+		return this.fleet;
 	}
 
 	public Map<String, Lease> getLeases() {
@@ -530,6 +541,13 @@ public class LeasekeeperProperties implements Validator {
 		private @Nullable Kind kind;
 
 		/**
+		 * Who holds the lease's grant: instance (each instance its own), or group (one
+		 * grant for every instance of leasekeeper.fleet.group, kept by an elected leader
+		 * and published through Vault's KV engine; needs Spring Integration).
+		 */
+		private Sharing sharing = Sharing.INSTANCE;
+
+		/**
 		 * With kind static: how long after Vault's rotation the reads of a fleet are
 		 * spread over (Vault rotates at the next 5 s tick of its rotation queue).
 		 */
@@ -546,6 +564,14 @@ public class LeasekeeperProperties implements Validator {
 
 		public @Nullable Kind getKind() {
 			return this.kind;
+		}
+
+		public Sharing getSharing() {
+			return this.sharing;
+		}
+
+		public void setSharing(Sharing sharing) {
+			this.sharing = sharing;
 		}
 
 		public void setKind(@Nullable Kind kind) {
@@ -1264,6 +1290,187 @@ public class LeasekeeperProperties implements Validator {
 	/**
 	 * The threads that call Vault.
 	 */
+	/**
+	 * Who holds a lease's grant.
+	 */
+	public enum Sharing {
+
+		/**
+		 * Each instance obtains, renews and revokes its own grant.
+		 */
+		INSTANCE,
+
+		/**
+		 * The instances of a group share one grant: an elected leader keeps it and
+		 * publishes it, every instance reads it.
+		 */
+		GROUP
+
+	}
+
+	/**
+	 * Fleet scope: the group, where its leader publishes, and its election.
+	 */
+	public static class Fleet {
+
+		/**
+		 * Name of the group whose instances share the leases declared with sharing:
+		 * group; by default spring.application.name.
+		 */
+		@Pattern(regexp = "[A-Za-z0-9._-]+",
+				message = "must be letters, digits, '.', '_' and '-' (it names a KV path and a lock)")
+		private @Nullable String group;
+
+		/**
+		 * KV version 2 path under which each group publishes its shared grants, at
+		 * <kv-path>/<group>/<lease>: <mount>/data/<prefix>.
+		 */
+		@NotBlank(message = "must be a KV version 2 data path, such as secret/data/leasekeeper")
+		private String kvPath = "secret/data/leasekeeper";
+
+		/**
+		 * Vault token role that makes the group token (orphan, periodic): the token the
+		 * shared leases are obtained with, which outlives every instance.
+		 */
+		@Pattern(regexp = NOT_BLANK_IF_SET, message = "must name a token role, such as leasekeeper-orders")
+		private @Nullable String tokenRole;
+
+		/**
+		 * How long after the leader's publication is due the followers' reads are spread
+		 * over.
+		 */
+		@DurationMin(nanos = 1, message = POSITIVE)
+		private Duration readSpread = Duration.ofSeconds(30);
+
+		/**
+		 * How long after a late publication is seen the followers' attempts to take over
+		 * are spread over.
+		 */
+		@DurationMin(nanos = 1, message = POSITIVE)
+		private Duration failoverWindow = Duration.ofSeconds(30);
+
+		/**
+		 * The election's lock, when the application has no LockRegistry bean: a
+		 * JdbcLockRegistry on a connection of its own.
+		 */
+		@Valid
+		private final Lock lock = new Lock();
+
+		public @Nullable String getGroup() {
+			return this.group;
+		}
+
+		public void setGroup(@Nullable String group) {
+			this.group = group;
+		}
+
+		public String getKvPath() {
+			return this.kvPath;
+		}
+
+		public void setKvPath(String kvPath) {
+			this.kvPath = kvPath;
+		}
+
+		public @Nullable String getTokenRole() {
+			return this.tokenRole;
+		}
+
+		public void setTokenRole(@Nullable String tokenRole) {
+			this.tokenRole = tokenRole;
+		}
+
+		public Duration getReadSpread() {
+			return this.readSpread;
+		}
+
+		public void setReadSpread(Duration readSpread) {
+			this.readSpread = readSpread;
+		}
+
+		public Duration getFailoverWindow() {
+			return this.failoverWindow;
+		}
+
+		public void setFailoverWindow(Duration failoverWindow) {
+			this.failoverWindow = failoverWindow;
+		}
+
+		public Lock getLock() {
+			return this.lock;
+		}
+
+	}
+
+	/**
+	 * The connection of the election's JdbcLockRegistry: never the shared grant's.
+	 */
+	public static class Lock {
+
+		/**
+		 * JDBC URL of the database holding Spring Integration's INT_LOCK table.
+		 */
+		@Pattern(regexp = "jdbc:.+", message = "must be a JDBC URL, such as jdbc:postgresql://db:5432/app")
+		private @Nullable String url;
+
+		/**
+		 * User of the lock's connection: a role that may only use INT_LOCK.
+		 */
+		@Pattern(regexp = NOT_BLANK_IF_SET, message = "must name the database user of the lock's connection")
+		private @Nullable String username;
+
+		/**
+		 * Password of the lock's connection.
+		 */
+		private @Nullable String password;
+
+		/**
+		 * How long the lock outlives a leader that stopped renewing it (the leader renews
+		 * it five times as often).
+		 */
+		@DurationMin(millis = 250, message = "must be at least 250ms")
+		private Duration timeToLive = Duration.ofSeconds(10);
+
+		public @Nullable String getUrl() {
+			return this.url;
+		}
+
+		public void setUrl(@Nullable String url) {
+			this.url = url;
+		}
+
+		public @Nullable String getUsername() {
+			return this.username;
+		}
+
+		public void setUsername(@Nullable String username) {
+			this.username = username;
+		}
+
+		public @Nullable String getPassword() {
+			return this.password;
+		}
+
+		public void setPassword(@Nullable String password) {
+			this.password = password;
+		}
+
+		public Duration getTimeToLive() {
+			return this.timeToLive;
+		}
+
+		public void setTimeToLive(Duration timeToLive) {
+			this.timeToLive = timeToLive;
+		}
+
+		@Override
+		public String toString() {
+			return "Lock[url=" + this.url + ", username=" + this.username + ", password="
+					+ ((this.password != null) ? "****" : null) + ", timeToLive=" + this.timeToLive + "]";
+		}
+
+	}
+
 	public static class Io {
 
 		/**

@@ -15,12 +15,15 @@ import org.jspecify.annotations.Nullable;
 
 import dev.leasekeeper.autoconfigure.LeasekeeperProperties.Authentication;
 import dev.leasekeeper.autoconfigure.LeasekeeperProperties.Certificate;
+import dev.leasekeeper.autoconfigure.LeasekeeperProperties.Fleet;
 import dev.leasekeeper.autoconfigure.LeasekeeperProperties.Jwt;
 import dev.leasekeeper.autoconfigure.LeasekeeperProperties.Kind;
 import dev.leasekeeper.autoconfigure.LeasekeeperProperties.Lease;
 import dev.leasekeeper.autoconfigure.LeasekeeperProperties.LeaseSettings;
+import dev.leasekeeper.autoconfigure.LeasekeeperProperties.Sharing;
 import dev.leasekeeper.autoconfigure.LeasekeeperProperties.Vault;
 import dev.leasekeeper.core.InvalidPolicyException;
+import dev.leasekeeper.fleet.GroupStore;
 import dev.leasekeeper.tls.CertificateSource;
 import dev.leasekeeper.vault.StaticCredentialSource;
 
@@ -34,6 +37,8 @@ import org.springframework.boot.origin.Origin;
 import org.springframework.boot.origin.OriginProvider;
 import org.springframework.boot.validation.MessageInterpolatorFactory;
 import org.springframework.core.env.Environment;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.StringUtils;
 import org.springframework.validation.BindingResult;
 import org.springframework.validation.Errors;
 import org.springframework.validation.FieldError;
@@ -99,6 +104,7 @@ final class LeasekeeperPropertiesValidator {
 	private void leases() {
 		Map<String, List<String>> paths = new LinkedHashMap<>();
 		Map<String, List<String>> pools = new LinkedHashMap<>();
+		String grouped = null;
 		for (Map.Entry<String, Lease> entry : this.properties.getLeases().entrySet()) {
 			String name = entry.getKey();
 			String prefix = "leasekeeper.leases." + name;
@@ -120,7 +126,18 @@ final class LeasekeeperPropertiesValidator {
 				reject(prefix + ".kind", "static",
 						"is for a database static role's credential: the path must be <mount>/static-creds/<role>");
 			}
+			if (lease.getSharing() == Sharing.GROUP) {
+				group(prefix, lease);
+				grouped = (grouped != null) ? grouped : prefix;
+			}
 			policy(prefix, lease);
+		}
+		if (grouped != null) {
+			fleet(grouped);
+		}
+		if (GroupStore.split(this.properties.getFleet().getKvPath()) == null) {
+			reject("leasekeeper.fleet.kv-path", this.properties.getFleet().getKvPath(),
+					"must be a KV version 2 data path, <mount>/data/<prefix>, such as secret/data/leasekeeper");
 		}
 		// a clash is reported on each property involved: each has its own origin
 		shared(paths, "leasekeeper.leases.", ".path", (lease) -> this.properties.getLeases().get(lease).getPath(),
@@ -128,6 +145,36 @@ final class LeasekeeperPropertiesValidator {
 		shared(pools, "leasekeeper.leases.", ".datasource",
 				(lease) -> this.properties.getLeases().get(lease).getDatasource(),
 				"one pool takes its credential from one lease, and this one is also named by ");
+	}
+
+	/** What a lease with sharing: group needs. */
+	private void group(String prefix, Lease lease) {
+		if (lease.isStatic()) {
+			reject(prefix + ".sharing", "group",
+					"is for dynamic leases: every instance reads a static role's credential already");
+			return;
+		}
+		if (!ClassUtils.isPresent("org.springframework.integration.support.leader.LockRegistryLeaderInitiator",
+				getClass().getClassLoader())) {
+			reject(prefix + ".sharing", "group",
+					"needs Spring Integration on the classpath (spring-boot-starter-integration): its leader election"
+							+ " picks the instance that keeps the group's grant");
+		}
+	}
+
+	/** What the fleet needs once a lease is shared by a group. */
+	private void fleet(String prefix) {
+		Fleet fleet = this.properties.getFleet();
+		if (fleet.getTokenRole() == null) {
+			reject("leasekeeper.fleet.token-role", "",
+					"must name the Vault token role of the group token (orphan, periodic) when " + prefix
+							+ ".sharing is group");
+		}
+		if (fleet.getGroup() == null && (this.environment == null
+				|| !StringUtils.hasText(this.environment.getProperty("spring.application.name")))) {
+			reject("leasekeeper.fleet.group", "",
+					"must name the group (or set spring.application.name) when " + prefix + ".sharing is group");
+		}
 	}
 
 	private void shared(Map<String, List<String>> owners, String prefix, String suffix,

@@ -53,6 +53,8 @@ public final class ManagedLeaseRenewer implements LeaseRenewer, SmartLifecycle, 
 
 	private volatile boolean running;
 
+	private boolean awaitAtStart;
+
 	ManagedLeaseRenewer(ManagedLease lease, boolean revokeOnShutdown, boolean failFast, Duration startupTimeout,
 			Duration shutdownTimeout, int phase) {
 		this.lease = lease;
@@ -63,13 +65,29 @@ public final class ManagedLeaseRenewer implements LeaseRenewer, SmartLifecycle, 
 		this.phase = phase;
 	}
 
+	/**
+	 * Wait for the first grant when the application starts rather than when this bean is
+	 * made: for a lease that needs other beans to be ready first (a group lease's leader
+	 * election runs on the application's lock registry, itself a bean).
+	 */
+	void awaitAtStart() {
+		this.awaitAtStart = true;
+	}
+
 	@Override
 	public void afterPropertiesSet() {
 		this.lease.start();
-		this.running = true;
-		if (!this.failFast) {
+		if (this.awaitAtStart) {
+			// not running yet: Spring starts it, and it waits then
 			return;
 		}
+		this.running = true;
+		if (this.failFast) {
+			awaitOrStop();
+		}
+	}
+
+	private void awaitOrStop() {
 		try {
 			this.lease.firstGrant().get(this.startupTimeout.toNanos(), TimeUnit.NANOSECONDS);
 		}
@@ -157,6 +175,9 @@ public final class ManagedLeaseRenewer implements LeaseRenewer, SmartLifecycle, 
 	@Override
 	public void start() {
 		this.running = true;
+		if (this.failFast && this.awaitAtStart && !this.lease.firstGrant().isDone()) {
+			awaitOrStop();
+		}
 	}
 
 	@Override

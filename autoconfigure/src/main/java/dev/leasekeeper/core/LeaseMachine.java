@@ -64,16 +64,18 @@ final class LeaseMachine {
 	 * lease's state), a machine of its own otherwise.
 	 */
 	static LeaseMachine of(RenewalPolicy policy, @Nullable Duration increment, CeilingAction onCeiling,
-			boolean reacquireOnLoss, boolean revokeReplaced, boolean dependent, RandomGenerator random) {
+			boolean reacquireOnLoss, boolean revokeReplaced, boolean dependent, RotationCause refreshCause,
+			RandomGenerator random) {
 		if (random != ThreadLocalRandom.current()) {
 			return new LeaseMachine(new Settings(new RenewalSchedule(policy), increment, onCeiling, reacquireOnLoss,
-					revokeReplaced, dependent), random);
+					revokeReplaced, dependent, refreshCause), random);
 		}
-		List<Object> key = Arrays.asList(policy, increment, onCeiling, reacquireOnLoss, revokeReplaced, dependent);
+		List<Object> key = Arrays.asList(policy, increment, onCeiling, reacquireOnLoss, revokeReplaced, dependent,
+				refreshCause);
 		LeaseMachine machine = shared.get(key);
 		if (machine == null) {
 			machine = new LeaseMachine(new Settings(new RenewalSchedule(policy), increment, onCeiling, reacquireOnLoss,
-					revokeReplaced, dependent), random);
+					revokeReplaced, dependent, refreshCause), random);
 			if (shared.size() < MOST_SHARED) {
 				LeaseMachine first = shared.putIfAbsent(key, machine);
 				machine = (first != null) ? first : machine;
@@ -131,7 +133,14 @@ final class LeaseMachine {
 
 	/** The fixed settings of one lease. */
 	record Settings(RenewalSchedule schedule, @Nullable Duration increment, CeilingAction onCeiling,
-			boolean reacquireOnLoss, boolean revokeReplaced, boolean dependent) {
+			boolean reacquireOnLoss, boolean revokeReplaced, boolean dependent, RotationCause refreshCause) {
+
+		Settings(RenewalSchedule schedule, @Nullable Duration increment, CeilingAction onCeiling,
+				boolean reacquireOnLoss, boolean revokeReplaced, boolean dependent) {
+			this(schedule, increment, onCeiling, reacquireOnLoss, revokeReplaced, dependent,
+					RotationCause.STATIC_ROTATION);
+		}
+
 	}
 
 	/** The token a lease depends on, as it is now. */

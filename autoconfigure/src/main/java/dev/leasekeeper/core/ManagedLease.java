@@ -52,7 +52,7 @@ public final class ManagedLease implements LeaseRenewer {
 		this.binding = new TokenBinding(builder.token, builder.followedToken);
 		LeaseMachine machine = LeaseMachine.of(builder.policy, builder.increment, builder.onCeiling,
 				builder.reacquireOnLoss, builder.revokeReplaced, builder.token != null || builder.followedToken != null,
-				builder.random);
+				builder.refreshCause, builder.random);
 		List<LeaseListener> listeners = List.copyOf(builder.listeners);
 		Notifier notifier = new Notifier(this.name, this.source.describe(), builder.onCeiling, listeners);
 		this.mailbox = new Mailbox(this.name, this.source, this.scheduler, machine, builder.increment,
@@ -200,6 +200,8 @@ public final class ManagedLease implements LeaseRenewer {
 
 		private @Nullable FollowedToken followedToken;
 
+		private RotationCause refreshCause = RotationCause.STATIC_ROTATION;
+
 		private Builder(String name, LeaseSource source, LeaseScheduler scheduler) {
 			Assert.hasText(name, "'name' must not be empty");
 			Assert.notNull(source, "'source' must not be null");
@@ -309,6 +311,20 @@ public final class ManagedLease implements LeaseRenewer {
 		 * Build the lease; it does nothing until {@link ManagedLease#start()}.
 		 * @return the lease
 		 */
+		/**
+		 * Set the cause a new credential read at a grant's {@link Grant#refreshAfter()
+		 * refreshAfter} is published with: a static role's rotation
+		 * ({@link RotationCause#STATIC_ROTATION}, the default), or a fleet's leader's new
+		 * grant ({@link RotationCause#PUBLISHED}).
+		 * @param refreshCause the cause
+		 * @return this builder
+		 */
+		public Builder refreshCause(RotationCause refreshCause) {
+			Assert.notNull(refreshCause, "'refreshCause' must not be null");
+			this.refreshCause = refreshCause;
+			return this;
+		}
+
 		public ManagedLease build() {
 			return new ManagedLease(this);
 		}

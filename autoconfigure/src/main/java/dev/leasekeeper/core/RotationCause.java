@@ -43,6 +43,13 @@ public enum RotationCause {
 	 * The store replaced the credential on its own schedule (a database static role's
 	 * password rotation): the new one was read after it.
 	 */
-	STATIC_ROTATION
+	STATIC_ROTATION,
+
+	/**
+	 * The leader of the application's group published a new grant of a lease the group
+	 * shares ({@code sharing: group}), and this instance adopted it.
+	 * @since 0.2.0
+	 */
+	PUBLISHED
 
 }

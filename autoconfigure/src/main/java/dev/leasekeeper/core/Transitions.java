@@ -250,7 +250,7 @@ final class Transitions extends TransitionSupport {
 			// the store replaces it on its own schedule (a static role): read it again
 			// then, never before
 			this.s.state = LeaseState.ACTIVE;
-			this.s.cause = RotationCause.STATIC_ROTATION;
+			this.s.cause = this.settings.refreshCause();
 			plan(Next.ACQUIRE, grant.obtainedAt().plus(grant.refreshAfter()));
 		}
 		else if (!grant.renewable()) {
@@ -299,7 +299,7 @@ final class Transitions extends TransitionSupport {
 		int attempts = this.s.failures + 1;
 		clearFailures();
 		this.s.state = LeaseState.ACTIVE;
-		this.s.cause = RotationCause.STATIC_ROTATION;
+		this.s.cause = this.settings.refreshCause();
 		plan(Next.ACQUIRE, grant.obtainedAt().plus(grant.refreshAfter()));
 		checkWindow();
 		Instant previousExpiry = previous.expiryBeforeRenewal();

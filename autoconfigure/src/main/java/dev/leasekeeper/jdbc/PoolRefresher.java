@@ -188,24 +188,54 @@ public final class PoolRefresher implements LeaseListener {
 	private void newPassword(LeaseSnapshot candidate, HikariDataSource pool) {
 		String username = field(candidate, this.usernameKey);
 		String password = field(candidate, this.passwordKey);
-		if (pool.getJdbcUrl() != null) {
-			java.util.Properties properties = new java.util.Properties();
-			properties.putAll(pool.getDataSourceProperties());
-			properties.setProperty("user", username);
-			properties.setProperty("password", password);
-			try (Connection connection = java.sql.DriverManager.getConnection(pool.getJdbcUrl(), properties)) {
-				if (!connection.isValid(5)) {
-					throw new IllegalStateException("the connection is not valid");
-				}
-			}
-			catch (Exception ex) {
-				throw rejected(candidate, ex);
-			}
+		try {
+			connect(pool, username, password);
+		}
+		catch (Exception ex) {
+			throw rejected(candidate, ex);
 		}
 		pool.getHikariConfigMXBean().setCredentials(com.zaxxer.hikari.util.Credentials.of(username, password));
 		this.dataSource.credentialChanged();
 		logger.info("Lease '" + candidate.name() + "': pool " + pool.getPoolName()
 				+ " opens its new connections with the password of generation " + candidate.generation());
+	}
+
+	/**
+	 * Check that the database takes a credential, with one connection of the pool's
+	 * settings, without touching the serving pool: what a fleet's leader does with a new
+	 * grant before it publishes it.
+	 * @param data the credential fields
+	 * @throws Exception if the settings are not known yet, or the database refuses the
+	 * credential
+	 */
+	public void check(Map<String, Object> data) throws Exception {
+		HikariConfig template = this.template;
+		if (template == null) {
+			throw new IllegalStateException("the pool's settings are not known yet");
+		}
+		Object username = data.get(this.usernameKey);
+		Object password = data.get(this.passwordKey);
+		if (!(username instanceof String user) || !(password instanceof String secret)) {
+			throw new IllegalStateException(
+					"the credential has no field " + this.usernameKey + " and " + this.passwordKey);
+		}
+		connect(template, user, secret);
+	}
+
+	/** One connection with the pool's URL and driver properties, closed at once. */
+	private static void connect(HikariConfig settings, String username, String password) throws Exception {
+		if (settings.getJdbcUrl() == null) {
+			return;
+		}
+		java.util.Properties properties = new java.util.Properties();
+		properties.putAll(settings.getDataSourceProperties());
+		properties.setProperty("user", username);
+		properties.setProperty("password", password);
+		try (Connection connection = java.sql.DriverManager.getConnection(settings.getJdbcUrl(), properties)) {
+			if (!connection.isValid(5)) {
+				throw new IllegalStateException("the connection is not valid");
+			}
+		}
 	}
 
 	HikariDataSource build(LeaseSnapshot candidate) throws Exception {

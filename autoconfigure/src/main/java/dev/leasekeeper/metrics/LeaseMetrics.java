@@ -81,7 +81,7 @@ public final class LeaseMetrics implements MeterBinder {
 
 	/** The values of the {@code cause} tag. */
 	public static final List<String> CAUSES = List.of("ceiling", "refused", "token", "lost", "manual", "rejected",
-			"static_rotation");
+			"static_rotation", "published");
 
 	private final Map<String, Supplier<LeaseSnapshot>> leases;
 

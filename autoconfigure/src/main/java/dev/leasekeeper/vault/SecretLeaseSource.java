@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 
@@ -14,6 +15,7 @@ import dev.leasekeeper.core.LeaseSource;
 import dev.leasekeeper.core.LeaseSourceException;
 
 import org.springframework.http.HttpEntity;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
 import org.springframework.util.Assert;
 import org.springframework.vault.core.VaultOperations;
@@ -35,6 +37,8 @@ public final class SecretLeaseSource implements LeaseSource {
 
 	private final Clock clock;
 
+	private final @Nullable Supplier<String> token;
+
 	/**
 	 * Create a new source.
 	 * @param vault the Vault operations whose session token is used
@@ -42,19 +46,45 @@ public final class SecretLeaseSource implements LeaseSource {
 	 * @param clock the engine's clock, read before each request is sent
 	 */
 	public SecretLeaseSource(VaultOperations vault, String path, Clock clock) {
+		this(vault, path, clock, null);
+	}
+
+	/**
+	 * Create a new source whose calls carry a token of their own instead of the session's
+	 * (a fleet's group token: the lease dies with the token that created it).
+	 * @param vault the Vault operations
+	 * @param path the path to read, such as {@code database/creds/orders}
+	 * @param clock the engine's clock, read before each request is sent
+	 * @param token the token of each call, or {@code null} for the session's
+	 * @since 0.2.0
+	 */
+	public SecretLeaseSource(VaultOperations vault, String path, Clock clock, @Nullable Supplier<String> token) {
 		Assert.notNull(vault, "'vault' must not be null");
 		Assert.hasText(path, "'path' must not be empty");
 		Assert.notNull(clock, "'clock' must not be null");
 		this.vault = vault;
 		this.path = path;
 		this.clock = clock;
+		this.token = token;
+	}
+
+	private <T> @Nullable T exchange(String path, HttpMethod method, @Nullable Object body, Class<T> type) {
+		Supplier<String> token = this.token;
+		if (token == null) {
+			return this.vault
+				.doWithSession((rest) -> rest.exchange(path, method, new HttpEntity<>(body), type).getBody());
+		}
+		HttpHeaders headers = new HttpHeaders();
+		headers.set("X-Vault-Token", token.get());
+		return this.vault
+			.doWithVault((rest) -> rest.exchange(path, method, new HttpEntity<>(body, headers), type).getBody());
 	}
 
 	@Override
 	public Grant acquire() throws LeaseSourceException {
 		Instant sent = this.clock.instant();
 		VaultResponse response = VaultFailures.call("read " + this.path,
-				() -> this.vault.doWithSession((rest) -> rest.getForObject(this.path, VaultResponse.class)));
+				() -> exchange(this.path, HttpMethod.GET, null, VaultResponse.class));
 		Grant grant = toGrant("read " + this.path, response, sent, null);
 		if (grant.leaseId().isEmpty()) {
 			throw LeaseSourceException.permanent("not-a-lease",
@@ -72,17 +102,14 @@ public final class SecretLeaseSource implements LeaseSource {
 			body.put("increment", increment.toSeconds());
 		}
 		VaultResponse response = VaultFailures.call("renew " + this.path,
-				() -> this.vault.doWithSession((rest) -> rest
-					.exchange("sys/leases/renew", HttpMethod.PUT, new HttpEntity<>(body), VaultResponse.class)
-					.getBody()));
+				() -> exchange("sys/leases/renew", HttpMethod.PUT, body, VaultResponse.class));
 		return toGrant("renew " + this.path, response, sent, current);
 	}
 
 	@Override
 	public void revoke(Grant current) throws LeaseSourceException {
 		VaultFailures.call("revoke " + this.path,
-				() -> this.vault.doWithSession((rest) -> rest.exchange("sys/leases/revoke", HttpMethod.PUT,
-						new HttpEntity<>(Map.of("lease_id", current.leaseId())), Void.class)));
+				() -> exchange("sys/leases/revoke", HttpMethod.PUT, Map.of("lease_id", current.leaseId()), Void.class));
 	}
 
 	@Override

@@ -174,6 +174,21 @@ class HostilePropertyTests {
 				"leasekeeper.certificates.api.common-name=api.example.test"));
 		cases.add(new Case("datasource: true on two leases", "leasekeeper.leases.other.datasource", "true",
 				LEASE + ".datasource=true", "leasekeeper.leases.other.path=database/creds/other"));
+		// fleet scope
+		String grouped = LEASE + ".sharing=group";
+		String tokenRole = "leasekeeper.fleet.token-role=leasekeeper-orders";
+		cases.add(new Case("unknown enum", LEASE + ".sharing", "everyone"));
+		cases.add(new Case("empty", "leasekeeper.fleet.token-role", "", grouped, "spring.application.name=orders"));
+		cases.add(new Case("no group and no application name", "leasekeeper.fleet.group", "", grouped, tokenRole));
+		cases.add(new Case("not a path segment", "leasekeeper.fleet.group", "orders/eu", grouped, tokenRole));
+		cases.add(new Case("not a data path", "leasekeeper.fleet.kv-path", "secret/leasekeeper"));
+		cases.add(new Case("empty", "leasekeeper.fleet.kv-path", ""));
+		durationCases(cases, "leasekeeper.fleet.read-spread", false);
+		durationCases(cases, "leasekeeper.fleet.failover-window", false);
+		durationCases(cases, "leasekeeper.fleet.lock.time-to-live", false);
+		cases.add(new Case("too short", "leasekeeper.fleet.lock.time-to-live", "100ms"));
+		cases.add(new Case("not a JDBC URL", "leasekeeper.fleet.lock.url", "postgresql://db:5432/app"));
+		cases.add(new Case("blank", "leasekeeper.fleet.lock.username", " "));
 		return cases;
 	}
 
@@ -237,6 +252,8 @@ class HostilePropertyTests {
 		documented.remove("leasekeeper.vault.app-role.secret-id");
 		// optional: without it, every entry that trusts the certificate is tried
 		documented.remove("leasekeeper.vault.cert.name");
+		// optional: a lock's database user may have no password
+		documented.remove("leasekeeper.fleet.lock.password");
 		assertThat(covered).containsAll(documented);
 	}
 

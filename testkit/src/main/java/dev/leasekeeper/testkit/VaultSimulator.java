@@ -459,6 +459,15 @@ public final class VaultSimulator implements AutoCloseable {
 	}
 
 	/**
+	 * Return the secret leases alive now whose ids start with a prefix.
+	 * @param prefix such as {@code database/creds/orders/}
+	 * @return their lease ids
+	 */
+	public List<String> liveLeases(String prefix) {
+		return this.model.listLeases(prefix).stream().map((key) -> prefix + key).filter(this::isLeaseAlive).toList();
+	}
+
+	/**
 	 * Return the database username a secret lease created.
 	 * @param leaseId the lease id
 	 * @return the username, or {@code null} for an unknown lease
