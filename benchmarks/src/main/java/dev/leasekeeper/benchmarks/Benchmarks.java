@@ -9,7 +9,8 @@ import java.util.List;
 import dev.leasekeeper.core.RenewalPolicy;
 
 /**
- * Entry point of the benchmarks: {@code Benchmarks <storm|outage|overhead|rotation>
+ * Entry point of the benchmarks:
+ * {@code Benchmarks <storm|token|outage|overhead|rotation|fleet>
  * [--smoke]}. Each prints its table and writes it, with its plots, to {@code results/}
  * ({@code target/smoke/} in smoke mode).
  */
@@ -25,7 +26,7 @@ public final class Benchmarks {
 	 */
 	public static void main(String[] args) throws Exception {
 		if (args.length == 0) {
-			throw new IllegalArgumentException("Name a benchmark: storm, token, outage, overhead or rotation");
+			throw new IllegalArgumentException("Name a benchmark: storm, token, outage, overhead, rotation or fleet");
 		}
 		boolean smoke = Arrays.asList(args).contains("--smoke");
 		Path out = smoke ? Path.of("target", "smoke") : Path.of("results");
@@ -36,8 +37,9 @@ public final class Benchmarks {
 			case "overhead" -> EngineOverhead.run(smoke);
 			case "rotation" -> RotationUnderLoad.run(smoke);
 			case "token" -> new TokenStorm(smoke).table(3);
+			case "fleet" -> new GroupSharing(smoke).table();
 			default -> throw new IllegalArgumentException(
-					"Unknown benchmark '" + args[0] + "': expected storm, token, outage, overhead or rotation");
+					"Unknown benchmark '" + args[0] + "': expected storm, token, outage, overhead, rotation or fleet");
 		};
 		System.out.println();
 		System.out.println(table);
