@@ -49,6 +49,7 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.init.ScriptUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -216,6 +217,49 @@ class FleetIntegrationTests {
 		assertThat(published(STALE_KEY)).containsEntry("lease_id", current.get("lease_id"));
 	}
 
+	@Test
+	void withoutALockRegistryBeanTheElectionRunsOnItsOwnJdbcLock() throws Exception {
+		String token = vault.simulator().createToken(null, VaultSimulator.APPLICATION_POLICY, "fleet-member");
+		try (ConfigurableApplicationContext context = new SpringApplicationBuilder(AppWithoutLocks.class)
+			.web(WebApplicationType.NONE)
+			.properties(groupProperties(token, "orders-jdbc", 9))
+			.properties("leasekeeper.fleet.lock.url=" + vault.jdbcUrl(), "leasekeeper.fleet.lock.username=postgres",
+					"leasekeeper.fleet.lock.password=postgres")
+			.run()) {
+			LeaseRenewer orders = context.getBean("ordersDbLeaseRenewer", LeaseRenewer.class);
+			assertThat(orders.current().leaseId())
+				.isEqualTo(published("leasekeeper/orders-jdbc/orders-db").get("lease_id"));
+			assertThat(context.getBean(LeasekeeperFleetAutoConfiguration.GroupLeases.class).members().get(0).isLeader())
+				.isTrue();
+			try (Connection admin = vault.adminDataSource().getConnection();
+					Statement statement = admin.createStatement();
+					ResultSet locks = statement
+						.executeQuery("SELECT count(*) FROM INT_LOCK WHERE REGION = 'leasekeeper'")) {
+				locks.next();
+				assertThat(locks.getInt(1)).isEqualTo(1);
+			}
+		}
+	}
+
+	@Test
+	void withoutALockRegistryOrALockUrlStartUpFailsNamingTheProperty() {
+		String token = vault.simulator().createToken(null, VaultSimulator.APPLICATION_POLICY, "fleet-member");
+		assertThatThrownBy(() -> new SpringApplicationBuilder(AppWithoutLocks.class).web(WebApplicationType.NONE)
+			.properties(groupProperties(token, "orders-nolock", 10))
+			.run()).hasStackTraceContaining("leasekeeper.fleet.lock.url");
+	}
+
+	private static String[] groupProperties(String token, String group, int number) {
+		return new String[] { "spring.application.name=" + group, "leasekeeper.vault.uri=" + vault.simulator().uri(),
+				"leasekeeper.vault.token=" + token, "spring.datasource.url=" + vault.jdbcUrl(),
+				"spring.datasource.hikari.maximum-pool-size=2", "spring.datasource.hikari.pool-name=instance-" + number,
+				"leasekeeper.leases.orders-db.path=database/creds/orders",
+				"leasekeeper.leases.orders-db.datasource=true", "leasekeeper.leases.orders-db.sharing=group",
+				"leasekeeper.fleet.token-role=orders-group", "leasekeeper.fleet.read-spread=2s",
+				"leasekeeper.fleet.failover-window=3s", "leasekeeper.fleet.lock.time-to-live=3s",
+				"logging.level.dev.leasekeeper=WARN", "logging.level.dev.leasekeeper.fleet=INFO" };
+	}
+
 	private static Map<String, Object> published() {
 		return published(KEY);
 	}
@@ -306,15 +350,7 @@ class FleetIntegrationTests {
 				.web(WebApplicationType.NONE)
 				.initializers((ctx) -> ctx.getBeanFactory()
 					.registerSingleton("lockConnection", new LockConnection(lockConnection)))
-				.properties("spring.application.name=" + group, "leasekeeper.vault.uri=" + vault.simulator().uri(),
-						"leasekeeper.vault.token=" + token, "spring.datasource.url=" + vault.jdbcUrl(),
-						"spring.datasource.hikari.maximum-pool-size=2",
-						"spring.datasource.hikari.pool-name=instance-" + number,
-						"leasekeeper.leases.orders-db.path=database/creds/orders",
-						"leasekeeper.leases.orders-db.datasource=true", "leasekeeper.leases.orders-db.sharing=group",
-						"leasekeeper.fleet.token-role=orders-group", "leasekeeper.fleet.read-spread=2s",
-						"leasekeeper.fleet.failover-window=3s", "leasekeeper.fleet.lock.time-to-live=3s",
-						"logging.level.dev.leasekeeper=WARN", "logging.level.dev.leasekeeper.fleet=DEBUG")
+				.properties(groupProperties(token, group, number))
 				.run();
 			return new Instance("instance-" + number, context, token, lockConnection);
 		}
@@ -390,6 +426,13 @@ class FleetIntegrationTests {
 		FleetEvents fleetEvents() {
 			return new FleetEvents();
 		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ImportAutoConfiguration({ LeasekeeperAutoConfiguration.class, LeasekeeperDataSourceAutoConfiguration.class,
+			DataSourceAutoConfiguration.class, LeasekeeperFleetAutoConfiguration.class })
+	static class AppWithoutLocks {
 
 	}
 
