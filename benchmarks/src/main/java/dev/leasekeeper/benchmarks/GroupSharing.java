@@ -160,6 +160,14 @@ final class GroupSharing {
 				view.firstGrant().get(60, TimeUnit.SECONDS);
 			}
 			Row row = measure(vault);
+			if (members == 1) {
+				// no follower to take over
+				group.forEach(GroupMember::close);
+				for (ManagedLease view : views) {
+					view.stop(false).get(10, TimeUnit.SECONDS);
+				}
+				return row;
+			}
 			// the leader stops: the followers take over
 			GroupMember leader = group.stream().filter(GroupMember::isLeader).findFirst().orElseThrow();
 			vault.clearJournal();
