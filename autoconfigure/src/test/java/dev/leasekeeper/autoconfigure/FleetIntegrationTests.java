@@ -38,6 +38,7 @@ import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.logging.LoggingSystem;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -197,24 +198,41 @@ class FleetIntegrationTests {
 
 	@Test
 	void aStaleLeadersPublicationIsRefusedAndItStepsDown() throws Exception {
-		for (int i = 0; i < 2; i++) {
-			this.instances.add(Instance.start(i, "orders-stale"));
+		// Boot's logging system would replace the capture
+		System.setProperty(LoggingSystem.SYSTEM_PROPERTY, LoggingSystem.NONE);
+		try (CapturedLogs logs = new CapturedLogs()) {
+			for (int i = 0; i < 2; i++) {
+				this.instances.add(Instance.start(i, "orders-stale"));
+			}
+			Instance leader = leader();
+			Map<String, Object> current = published(STALE_KEY);
+			int version = vault.simulator().kvVersion(STALE_KEY);
+			// another leader (as far as this one knows) publishes meanwhile
+			vault.simulator().kvWrite(STALE_KEY, current);
+			Instant refreshAt = Instant.parse(current.get("refresh_time").toString());
+			await().atMost(Duration.between(Instant.now(), refreshAt).plusSeconds(10))
+				.until(() -> !leader.member().isLeader());
+			// its write at the renewal was refused: the entry is the newer one, never
+			// overwritten
+			List<JournalEntry> writes = vault.simulator()
+				.journal((entry) -> entry.path().equals("secret/data/" + STALE_KEY) && entry.method().equals("POST"));
+			assertThat(writes).extracting(JournalEntry::status).contains(400);
+			assertThat(vault.simulator().kvVersion(STALE_KEY)).isGreaterThanOrEqualTo(version + 1);
+			assertThat(published(STALE_KEY)).containsEntry("lease_id", current.get("lease_id"));
+			// no token, password or group token in any log line of a leader, a follower,
+			// a publication or a step-down
+			String text = logs.text();
+			assertThat(text).contains("steps down").contains("published generation 1");
+			Map<?, ?> data = (Map<?, ?>) current.get("data");
+			assertThat(text).doesNotContain(current.get("token").toString())
+				.doesNotContain(data.get("password").toString());
+			for (Instance instance : this.instances) {
+				assertThat(text).doesNotContain(instance.token);
+			}
 		}
-		Instance leader = leader();
-		Map<String, Object> current = published(STALE_KEY);
-		int version = vault.simulator().kvVersion(STALE_KEY);
-		// another leader (as far as this one knows) publishes meanwhile
-		vault.simulator().kvWrite(STALE_KEY, current);
-		Instant refreshAt = Instant.parse(current.get("refresh_time").toString());
-		await().atMost(Duration.between(Instant.now(), refreshAt).plusSeconds(10))
-			.until(() -> !leader.member().isLeader());
-		// its write at the renewal was refused: the entry is the newer one, never
-		// overwritten
-		List<JournalEntry> writes = vault.simulator()
-			.journal((entry) -> entry.path().equals("secret/data/" + STALE_KEY) && entry.method().equals("POST"));
-		assertThat(writes).extracting(JournalEntry::status).contains(400);
-		assertThat(vault.simulator().kvVersion(STALE_KEY)).isGreaterThanOrEqualTo(version + 1);
-		assertThat(published(STALE_KEY)).containsEntry("lease_id", current.get("lease_id"));
+		finally {
+			System.clearProperty(LoggingSystem.SYSTEM_PROPERTY);
+		}
 	}
 
 	@Test
