@@ -2,6 +2,8 @@ package dev.leasekeeper.autoconfigure;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.util.Credentials;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.integration.jdbc.lock.DefaultLockRepository;
 import org.springframework.integration.jdbc.lock.JdbcLockRegistry;
@@ -25,11 +27,23 @@ final class FleetJdbcLocks implements AutoCloseable {
 
 	private final JdbcLockRegistry registry;
 
-	FleetJdbcLocks(LeasekeeperProperties.Lock lock) {
+	/**
+	 * Open the lock's pool.
+	 * @param lock its settings
+	 * @param credential the credential of {@code leasekeeper.fleet.lock.lease}'s lease
+	 * (its username and password), or {@code null} for the configured username and
+	 * password
+	 */
+	FleetJdbcLocks(LeasekeeperProperties.Lock lock, @Nullable Credentials credential) {
 		HikariConfig config = new HikariConfig();
 		config.setJdbcUrl(lock.getUrl());
-		config.setUsername(lock.getUsername());
-		config.setPassword(lock.getPassword());
+		if (credential != null) {
+			config.setCredentials(credential);
+		}
+		else {
+			config.setUsername(lock.getUsername());
+			config.setPassword(lock.getPassword());
+		}
 		config.setPoolName("leasekeeper-fleet-lock");
 		config.setMaximumPoolSize(2);
 		config.setMinimumIdle(1);
@@ -42,6 +56,18 @@ final class FleetJdbcLocks implements AutoCloseable {
 		this.repository.afterSingletonsInstantiated();
 		this.repository.start();
 		this.registry = new JdbcLockRegistry(this.repository, lock.getTimeToLive());
+	}
+
+	/**
+	 * Take the lock lease's new credential: new connections log in with it, idle ones are
+	 * closed, busy ones when they are returned (a lock operation is short).
+	 * @param credential the new username and password
+	 */
+	void credentialChanged(Credentials credential) {
+		this.pool.getHikariConfigMXBean().setCredentials(credential);
+		if (this.pool.getHikariPoolMXBean() != null) {
+			this.pool.getHikariPoolMXBean().softEvictConnections();
+		}
 	}
 
 	LockRegistry<?> registry() {

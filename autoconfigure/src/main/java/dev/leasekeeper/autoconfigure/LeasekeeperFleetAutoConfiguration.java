@@ -3,15 +3,21 @@ package dev.leasekeeper.autoconfigure;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 
+import com.zaxxer.hikari.util.Credentials;
 import org.jspecify.annotations.Nullable;
 
 import dev.leasekeeper.autoconfigure.LeasekeeperProperties.Fleet;
 import dev.leasekeeper.autoconfigure.LeasekeeperProperties.Lease;
+import dev.leasekeeper.core.LeaseListener;
+import dev.leasekeeper.core.LeaseRenewer;
 import dev.leasekeeper.core.LeaseScheduler;
+import dev.leasekeeper.core.LeaseSnapshot;
 import dev.leasekeeper.core.ManagedLease;
 import dev.leasekeeper.core.RotationCause;
 import dev.leasekeeper.fleet.GroupLeader;
@@ -20,9 +26,11 @@ import dev.leasekeeper.fleet.GroupMember;
 import dev.leasekeeper.fleet.GroupStore;
 import dev.leasekeeper.jdbc.PoolRefresher;
 
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
@@ -50,8 +58,48 @@ public final class LeasekeeperFleetAutoConfiguration {
 	@Bean
 	GroupLeases leasekeeperGroupLeases(LeasekeeperProperties properties, Environment environment,
 			LeaseScheduler scheduler, ObjectProvider<LockRegistry<?>> registries,
-			ObjectProvider<LeaseConsumer> consumers) {
-		return new GroupLeases(properties, environment, scheduler, registries, consumers);
+			ObjectProvider<LeaseConsumer> consumers, BeanFactory beanFactory, LockCredentials lockCredentials) {
+		return new GroupLeases(properties, environment, scheduler, registries, consumers, beanFactory, lockCredentials);
+	}
+
+	@Bean
+	LockCredentials leasekeeperFleetLockCredentials() {
+		return new LockCredentials();
+	}
+
+	/**
+	 * The lock's connection takes each new credential of leasekeeper.fleet.lock.lease.
+	 * The consumer looks nothing up: it is called while beans are still being made (the
+	 * lock lease's first grant is awaited as the group lease's renewer is made).
+	 */
+	@Bean
+	@ConditionalOnProperty("leasekeeper.fleet.lock.lease")
+	LeaseConsumer leasekeeperFleetLockConsumer(LeasekeeperProperties properties, LockCredentials lockCredentials) {
+		String name = properties.getFleet().getLock().getLease().strip();
+		return new LeaseConsumer(name, new LeaseListener() {
+
+			@Override
+			public void accept(LeaseSnapshot candidate, @Nullable LeaseSnapshot previous) {
+				lockCredentials.changed(candidate.data());
+			}
+
+		});
+	}
+
+	/**
+	 * Passes the lock lease's new credentials to the lock's pool, once it is open.
+	 */
+	static final class LockCredentials {
+
+		private volatile @Nullable Consumer<Map<String, Object>> target;
+
+		void changed(Map<String, Object> data) {
+			Consumer<Map<String, Object>> current = this.target;
+			if (current != null) {
+				current.accept(data);
+			}
+		}
+
 	}
 
 	/**
@@ -80,8 +128,15 @@ public final class LeasekeeperFleetAutoConfiguration {
 
 		private volatile boolean running;
 
+		private final BeanFactory beanFactory;
+
+		private final LockCredentials lockCredentials;
+
 		GroupLeases(LeasekeeperProperties properties, Environment environment, LeaseScheduler scheduler,
-				ObjectProvider<LockRegistry<?>> registries, ObjectProvider<LeaseConsumer> consumers) {
+				ObjectProvider<LockRegistry<?>> registries, ObjectProvider<LeaseConsumer> consumers,
+				BeanFactory beanFactory, LockCredentials lockCredentials) {
+			this.beanFactory = beanFactory;
+			this.lockCredentials = lockCredentials;
 			this.properties = properties;
 			this.environment = environment;
 			this.scheduler = scheduler;
@@ -159,10 +214,36 @@ public final class LeasekeeperFleetAutoConfiguration {
 						"must be set when a lease has sharing: group and the application has no LockRegistry bean:"
 								+ " the JDBC URL of the database with Spring Integration's INT_LOCK table");
 			}
-			FleetJdbcLocks own = new FleetJdbcLocks(lock);
+			FleetJdbcLocks own = new FleetJdbcLocks(lock, lockCredential());
+			String lockLease = lock.getLease();
+			if (lockLease != null) {
+				this.lockCredentials.target = (data) -> own.credentialChanged(credential(lockLease.strip(), data));
+			}
 			this.ownLocks = own;
 			this.locks = own.registry();
 			return this.locks;
+		}
+
+		/**
+		 * The credential of leasekeeper.fleet.lock.lease, its first grant awaited as the
+		 * lease's bean is made; {@code null} without it.
+		 */
+		private @Nullable Credentials lockCredential() {
+			String name = this.properties.getFleet().getLock().getLease();
+			if (name == null) {
+				return null;
+			}
+			LeaseRenewer lease = this.beanFactory.getBean(LeaseRenewerRegistrar.beanName(name.strip()),
+					LeaseRenewer.class);
+			return credential(name.strip(), lease.current().data());
+		}
+
+		private Credentials credential(String name, Map<String, Object> data) {
+			Lease lease = this.properties.getLeases().get(name);
+			Object username = data.get(lease.getUsernameKey());
+			Object password = data.get(lease.getPasswordKey());
+			return Credentials.of((username != null) ? username.toString() : null,
+					(password != null) ? password.toString() : null);
 		}
 
 		/**

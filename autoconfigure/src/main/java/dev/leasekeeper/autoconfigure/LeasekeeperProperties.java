@@ -1414,6 +1414,14 @@ public class LeasekeeperProperties implements Validator {
 		private @Nullable String url;
 
 		/**
+		 * Name of a lease under leasekeeper.leases (sharing: instance: a static role or a
+		 * dynamic lease whose database role may only use INT_LOCK) whose credential the
+		 * lock's connection uses, instead of username and password.
+		 */
+		@Pattern(regexp = NOT_BLANK_IF_SET, message = "must name a lease declared under leasekeeper.leases")
+		private @Nullable String lease;
+
+		/**
 		 * User of the lock's connection: a role that may only use INT_LOCK.
 		 */
 		@Pattern(regexp = NOT_BLANK_IF_SET, message = "must name the database user of the lock's connection")
@@ -1437,6 +1445,14 @@ public class LeasekeeperProperties implements Validator {
 
 		public void setUrl(@Nullable String url) {
 			this.url = url;
+		}
+
+		public @Nullable String getLease() {
+			return this.lease;
+		}
+
+		public void setLease(@Nullable String lease) {
+			this.lease = lease;
 		}
 
 		public @Nullable String getUsername() {
@@ -1465,7 +1481,7 @@ public class LeasekeeperProperties implements Validator {
 
 		@Override
 		public String toString() {
-			return "Lock[url=" + this.url + ", username=" + this.username + ", password="
+			return "Lock[url=" + this.url + ", lease=" + this.lease + ", username=" + this.username + ", password="
 					+ ((this.password != null) ? "****" : null) + ", timeToLive=" + this.timeToLive + "]";
 		}
 

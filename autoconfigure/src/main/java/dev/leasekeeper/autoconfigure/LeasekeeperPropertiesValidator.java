@@ -165,6 +165,19 @@ final class LeasekeeperPropertiesValidator {
 	/** What the fleet needs once a lease is shared by a group. */
 	private void fleet(String prefix) {
 		Fleet fleet = this.properties.getFleet();
+		String lockLease = fleet.getLock().getLease();
+		if (lockLease != null) {
+			Lease lease = this.properties.getLeases().get(lockLease.strip());
+			if (lease == null || lease.getSharing() == Sharing.GROUP) {
+				reject("leasekeeper.fleet.lock.lease", lockLease,
+						"must name a lease declared under leasekeeper.leases with sharing: instance (the election"
+								+ " cannot run on a grant it elects a leader for)");
+			}
+			else if (fleet.getLock().getUsername() != null) {
+				reject("leasekeeper.fleet.lock.username", fleet.getLock().getUsername(),
+						"set either leasekeeper.fleet.lock.lease or a username and password, not both");
+			}
+		}
 		if (fleet.getTokenRole() == null) {
 			reject("leasekeeper.fleet.token-role", "",
 					"must name the Vault token role of the group token (orphan, periodic) when " + prefix

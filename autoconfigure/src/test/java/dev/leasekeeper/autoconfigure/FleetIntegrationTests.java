@@ -77,6 +77,7 @@ class FleetIntegrationTests {
 		.databaseRole("orders", TTL, Duration.ofHours(1),
 				"GRANT SELECT, INSERT ON ALL TABLES IN SCHEMA public TO {{name}}; "
 						+ "GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO {{name}}")
+		.staticRole("locks", "lock_user", Duration.ofSeconds(10), "GRANT CONNECT ON DATABASE postgres TO {{name}}")
 		.configure((builder) -> builder.tokenRole("orders-group", true, Duration.ofMinutes(2), "fleet-grant")
 			.policy("fleet-grant",
 					"path \"database/creds/orders\" { capabilities = [\"read\"] }\n"
@@ -97,6 +98,8 @@ class FleetIntegrationTests {
 			statement.execute("CREATE TABLE IF NOT EXISTS orders (id serial primary key, amount int)");
 			ScriptUtils.executeSqlScript(admin,
 					new ClassPathResource("org/springframework/integration/jdbc/schema-postgresql.sql"));
+			// the lock's own role: INT_LOCK and nothing else
+			statement.execute("GRANT SELECT, INSERT, UPDATE, DELETE ON int_lock TO lock_user");
 		}
 	}
 
@@ -255,6 +258,41 @@ class FleetIntegrationTests {
 						.executeQuery("SELECT count(*) FROM INT_LOCK WHERE REGION = 'leasekeeper'")) {
 				locks.next();
 				assertThat(locks.getInt(1)).isEqualTo(1);
+			}
+		}
+	}
+
+	@Test
+	void theLocksConnectionMayUseAStaticRoleThatOnlyReachesTheLockTable() throws Exception {
+		String token = vault.simulator().createToken(null, VaultSimulator.APPLICATION_POLICY, "fleet-member");
+		try (ConfigurableApplicationContext context = new SpringApplicationBuilder(AppWithoutLocks.class)
+			.web(WebApplicationType.NONE)
+			.properties(groupProperties(token, "orders-locked", 11))
+			.properties("leasekeeper.leases.lock-db.path=database/static-creds/locks",
+					"leasekeeper.fleet.lock.url=" + vault.jdbcUrl(), "leasekeeper.fleet.lock.lease=lock-db")
+			.run()) {
+			assertThat(context.getBean("ordersDbLeaseRenewer", LeaseRenewer.class).current().leaseId())
+				.isEqualTo(published("leasekeeper/orders-locked/orders-db").get("lease_id"));
+			GroupMember member = context.getBean(LeasekeeperFleetAutoConfiguration.GroupLeases.class).members().get(0);
+			assertThat(member.isLeader()).isTrue();
+			// Vault rotates the lock role's password: the lock's pool takes the new one
+			// and the
+			// leader keeps its lock through it
+			LeaseRenewer lock = context.getBean("lockDbLeaseRenewer", LeaseRenewer.class);
+			await().atMost(Duration.ofSeconds(30)).until(() -> lock.current().generation() >= 2);
+			// its connections are gone: new ones must log in with the new password
+			try (Connection admin = vault.adminDataSource().getConnection();
+					Statement statement = admin.createStatement()) {
+				statement.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'lock_user'");
+			}
+			Thread.sleep(3000);
+			assertThat(member.isLeader()).isTrue();
+			try (Connection admin = vault.adminDataSource().getConnection();
+					Statement statement = admin.createStatement();
+					ResultSet sessions = statement
+						.executeQuery("SELECT count(*) FROM pg_stat_activity WHERE usename = 'lock_user'")) {
+				sessions.next();
+				assertThat(sessions.getInt(1)).isGreaterThanOrEqualTo(1);
 			}
 		}
 	}

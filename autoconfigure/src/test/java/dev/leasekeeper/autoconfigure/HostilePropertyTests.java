@@ -189,6 +189,10 @@ class HostilePropertyTests {
 		cases.add(new Case("too short", "leasekeeper.fleet.lock.time-to-live", "100ms"));
 		cases.add(new Case("not a JDBC URL", "leasekeeper.fleet.lock.url", "postgresql://db:5432/app"));
 		cases.add(new Case("blank", "leasekeeper.fleet.lock.username", " "));
+		cases.add(new Case("no such lease", "leasekeeper.fleet.lock.lease", "locks", grouped, tokenRole,
+				"spring.application.name=orders"));
+		cases.add(new Case("the group's own lease", "leasekeeper.fleet.lock.lease", "orders-db", grouped, tokenRole,
+				"spring.application.name=orders"));
 		return cases;
 	}
 
