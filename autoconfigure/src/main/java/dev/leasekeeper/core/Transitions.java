@@ -302,15 +302,23 @@ final class Transitions extends TransitionSupport {
 		this.s.cause = this.settings.refreshCause();
 		plan(Next.ACQUIRE, grant.obtainedAt().plus(grant.refreshAfter()));
 		checkWindow();
-		Instant previousExpiry = previous.expiryBeforeRenewal();
-		Duration remaining = (previousExpiry != null) ? Duration.between(grant.obtainedAt(), previousExpiry)
-				: Duration.ZERO;
-		this.effects.add(new LeaseEffect.Renewed(previousExpiry, remaining.isNegative() ? Duration.ZERO : remaining,
-				attempts, false));
+		this.effects.add(renewedEffect(previous, grant, attempts, false));
 		if (this.s.pending == Op.RENEW || this.s.pending == Op.VERIFY) {
 			this.s.pending = null;
 		}
 		runPending();
+	}
+
+	/**
+	 * What a renewal tells: the expiry as held before it was sent (not as an unanswered
+	 * renewal bounded it), and what was left of it then.
+	 */
+	private static LeaseEffect.Renewed renewedEffect(Held previous, Grant grant, int attempts, boolean capped) {
+		Instant previousExpiry = previous.expiryBeforeRenewal();
+		Duration remaining = (previousExpiry != null) ? Duration.between(grant.obtainedAt(), previousExpiry)
+				: Duration.ZERO;
+		return new LeaseEffect.Renewed(previousExpiry, remaining.isNegative() ? Duration.ZERO : remaining, attempts,
+				capped);
 	}
 
 	private static boolean sameCredential(Grant held, Grant read) {
@@ -352,12 +360,7 @@ final class Transitions extends TransitionSupport {
 			planRenewal(this.schedule.nextRenewal(grant, random()));
 		}
 		checkWindow();
-		// as held before this renewal was sent, not as an unanswered renewal bounded it
-		Instant previousExpiry = previous.expiryBeforeRenewal();
-		Duration remaining = (previousExpiry != null) ? Duration.between(grant.obtainedAt(), previousExpiry)
-				: Duration.ZERO;
-		this.effects.add(new LeaseEffect.Renewed(previousExpiry, remaining.isNegative() ? Duration.ZERO : remaining,
-				attempts, capped));
+		this.effects.add(renewedEffect(previous, grant, attempts, capped));
 		if (capped) {
 			ceiling(next);
 		}
