@@ -62,6 +62,40 @@ public final class LeasekeeperFleetAutoConfiguration {
 		return new GroupLeases(properties, environment, scheduler, registries, consumers, beanFactory, lockCredentials);
 	}
 
+	/**
+	 * Leaves the groups when the application stops, before the leases and the login token
+	 * stop: a leader releases its lock while it can still publish.
+	 */
+	@Bean
+	SmartLifecycle leasekeeperGroupLeasesCloser(GroupLeases groupLeases) {
+		return new SmartLifecycle() {
+
+			private volatile boolean running;
+
+			@Override
+			public void start() {
+				this.running = true;
+			}
+
+			@Override
+			public void stop() {
+				this.running = false;
+				groupLeases.close();
+			}
+
+			@Override
+			public boolean isRunning() {
+				return this.running;
+			}
+
+			@Override
+			public int getPhase() {
+				return ManagedLeaseRenewer.SECRET_PHASE + 1;
+			}
+
+		};
+	}
+
 	@Bean
 	LockCredentials leasekeeperFleetLockCredentials() {
 		return new LockCredentials();
@@ -265,13 +299,20 @@ public final class LeasekeeperFleetAutoConfiguration {
 		}
 
 		@Override
-		public synchronized void stop() {
+		public void stop() {
 			this.running = false;
+			close();
+		}
+
+		synchronized void close() {
 			for (GroupMember member : this.members) {
 				member.close();
 			}
-			if (this.ownLocks != null) {
-				this.ownLocks.close();
+			this.members.clear();
+			FleetJdbcLocks own = this.ownLocks;
+			this.ownLocks = null;
+			if (own != null) {
+				own.close();
 			}
 		}
 
@@ -282,8 +323,7 @@ public final class LeasekeeperFleetAutoConfiguration {
 
 		@Override
 		public int getPhase() {
-			// the elections begin before the group leases wait for their first grant, and
-			// end after the leases stop
+			// the elections begin before the group leases wait for their first grant
 			return ManagedLeaseRenewer.TOKEN_PHASE - 1;
 		}
 
