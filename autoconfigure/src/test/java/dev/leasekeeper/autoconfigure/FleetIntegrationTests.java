@@ -191,6 +191,14 @@ class FleetIntegrationTests {
 			}
 		}
 		assertThat(liveLeases()).containsExactly(leaseId);
+		// a follower that stops gracefully revokes nothing of the group's
+		Instance follower = this.instances.stream()
+			.filter((instance) -> instance != leader && instance != next)
+			.findFirst()
+			.orElseThrow();
+		follower.close();
+		assertThat(liveLeases()).containsExactly(leaseId);
+		assertThat(vault.simulator().journal((entry) -> entry.path().equals("sys/leases/revoke"))).isEmpty();
 		System.out.println("Fleet: 5 instances, " + renewals.size() + " renewals of the shared grant in "
 				+ Duration.between(watched, renewals.get(renewals.size() - 1).at()).toSeconds() + " s; leader killed "
 				+ Duration.between(killedAt, expiry).toMillis() + " ms before the grant's expiry, renewed by the next "
