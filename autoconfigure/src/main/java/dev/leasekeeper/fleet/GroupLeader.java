@@ -39,7 +39,8 @@ import dev.leasekeeper.vault.TokenLeaseSource;
  * connection), and publishes every new grant and every renewal with check-and-set on the
  * version it last wrote. A refused publication means another leader wrote since: this one
  * steps down. Replaced grants are left to expire (followers may still use them until
- * their next read); nothing is revoked when the leadership ends.
+ * their next read); when the leadership ends, only a grant the group never got is
+ * revoked.
  *
  * @author Leasekeeper
  * @since 0.2.0
@@ -64,7 +65,7 @@ public final class GroupLeader {
 
 	private long generation;
 
-	private @Nullable String publishedLeaseId;
+	private volatile @Nullable String publishedLeaseId;
 
 	/**
 	 * What a leader needs.
@@ -176,18 +177,26 @@ public final class GroupLeader {
 		this.secret = null;
 		this.token = null;
 		try {
+			// what is being published goes out first
+			this.publications.shutdown();
+			this.publications.awaitTermination(5, TimeUnit.SECONDS);
 			if (shared != null) {
-				shared.stop(false).get(10, TimeUnit.SECONDS);
+				// a grant the group never got (a step-down before its publication) is
+				// nobody's: revoked; the published one is the group's: kept
+				String held = shared.current().leaseId();
+				shared.stop(held != null && !held.equals(this.publishedLeaseId)).get(10, TimeUnit.SECONDS);
 			}
 			if (groupToken != null) {
 				groupToken.stop(false).get(10, TimeUnit.SECONDS);
 			}
 		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
 		catch (Exception ex) {
 			logger.warn("Leasekeeper: the leader's leases of " + this.spec.lease() + " did not stop in time ("
 					+ ex.getClass().getSimpleName() + ")");
 		}
-		this.publications.shutdown();
 	}
 
 	private static String tokenOf(ManagedLease groupToken) {
