@@ -164,7 +164,9 @@ class FleetIntegrationTests {
 		assertThat(next).isNotSameAs(leader);
 		assertThat(published()).containsEntry("lease_id", leaseId);
 		assertThat(((Number) published().get("generation")).longValue()).isEqualTo(generation);
-		// the followers' takeover deadlines were spread over the window, not one instant;
+		// each follower that saw the leader late drew a deadline of its own (how many saw
+		// it depends on who read before the takeover; GroupMemberTests checks the
+		// spread);
 		// only the first found the leader still late and tried the lock
 		List<Instant> drawn = new ArrayList<>();
 		int attempts = 0;
@@ -180,7 +182,7 @@ class FleetIntegrationTests {
 			attempts += (attempt != null && attempt.isAfter(killedAt)) ? 1 : 0;
 		}
 		TreeSet<Instant> deadlines = new TreeSet<>(drawn);
-		assertThat(deadlines).hasSizeGreaterThanOrEqualTo(2).hasSameSizeAs(drawn);
+		assertThat(deadlines).isNotEmpty().hasSameSizeAs(drawn);
 		assertThat(attempts).isBetween(1, deadlines.size());
 		Thread.sleep(2000);
 		for (Instance instance : this.instances) {
@@ -203,7 +205,7 @@ class FleetIntegrationTests {
 				+ Duration.between(watched, renewals.get(renewals.size() - 1).at()).toSeconds() + " s; leader killed "
 				+ Duration.between(killedAt, expiry).toMillis() + " ms before the grant's expiry, renewed by the next "
 				+ Duration.between(killedAt, renewedAt).toMillis() + " ms after; " + deadlines.size()
-				+ " takeover deadlines over " + Duration.between(deadlines.first(), deadlines.last()).toMillis()
+				+ " takeover deadlines drawn over " + Duration.between(deadlines.first(), deadlines.last()).toMillis()
 				+ " ms, " + attempts + " of them tried the lock");
 	}
 

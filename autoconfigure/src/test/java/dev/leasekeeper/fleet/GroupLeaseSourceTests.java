@@ -68,7 +68,9 @@ class GroupLeaseSourceTests {
 	@Test
 	void aFollowerAdoptsRenewalsAndNewGrantsAndLosesAGrantNobodyRenews() throws Exception {
 		Instant now = Instant.now();
-		vault.simulator().kvWrite(KEY, publication("database/creds/orders/one", "first", now.plusSeconds(4), now));
+		// the leader is due again in a second: the follower reads again soon after
+		vault.simulator()
+			.kvWrite(KEY, publication("database/creds/orders/one", "first", now.plusSeconds(30), now.plusSeconds(1)));
 		String token = vault.simulator().createToken(null, VaultSimulator.APPLICATION_POLICY, "fleet-member");
 		VaultTemplate template = new VaultTemplate(VaultEndpoint.from(URI.create(vault.simulator().uri().toString())),
 				new TokenAuthentication(token));
@@ -91,14 +93,18 @@ class GroupLeaseSourceTests {
 		assertThat(lease.current().leaseId()).isEqualTo("database/creds/orders/one");
 		// the leader renews: same lease, later expiry
 		Instant later = Instant.now();
-		vault.simulator().kvWrite(KEY, publication("database/creds/orders/one", "first", later.plusSeconds(8), later));
-		// then rotates: a new lease, valid 4 s, that nobody renews
-		await().atMost(Duration.ofSeconds(8)).until(() -> this.events.contains("renewed 1"));
+		vault.simulator()
+			.kvWrite(KEY,
+					publication("database/creds/orders/one", "first", later.plusSeconds(40), later.plusSeconds(1)));
+		await().atMost(Duration.ofSeconds(20)).until(() -> this.events.contains("renewed 1"));
+		// then rotates: a new lease, valid 10 s, that nobody renews
 		Instant last = Instant.now();
-		vault.simulator().kvWrite(KEY, publication("database/creds/orders/two", "second", last.plusSeconds(4), last));
-		await().atMost(Duration.ofSeconds(10)).until(() -> this.events.contains("rotated 2 PUBLISHED"));
+		vault.simulator()
+			.kvWrite(KEY,
+					publication("database/creds/orders/two", "second", last.plusSeconds(10), last.plusSeconds(1)));
+		await().atMost(Duration.ofSeconds(20)).until(() -> this.events.contains("rotated 2 PUBLISHED"));
 		assertThat(lease.current().data()).containsEntry("password", "second");
-		await().atMost(Duration.ofSeconds(10)).until(() -> this.events.contains("lost 2 EXPIRED"));
+		await().atMost(Duration.ofSeconds(20)).until(() -> this.events.contains("lost 2 EXPIRED"));
 		assertThat(lease.current().state()).isNotEqualTo(LeaseState.ACTIVE);
 		assertThat(this.events).startsWith("acquired 1", "renewed 1");
 	}
