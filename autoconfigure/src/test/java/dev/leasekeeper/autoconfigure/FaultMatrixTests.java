@@ -245,11 +245,10 @@ class FaultMatrixTests {
 			LeaseRenewer orders = context.getBean("ordersDbLeaseRenewer", LeaseRenewer.class);
 			LeasedDataSource dataSource = context.getBean(LeasedDataSource.class);
 			String first = orders.current().leaseId();
-			// right after a renewal, so that a whole window is left: the database's
-			// refusal
-			// (a connection-timeout away) then always comes before the validity ends,
-			// whatever phase of the lease the test starts in; Vault refuses the renewals
-			// meanwhile (500: the user it would extend is gone)
+			// right after a renewal, so that a whole window is left: the
+			// database's refusal, a connection-timeout away, always comes
+			// before the validity ends, whatever phase the test starts in
+			// (Vault refuses the renewals meanwhile: the user is gone)
 			int renewals = run.events.of(LeaseRenewedEvent.class).size();
 			await().atMost(TTL).until(() -> run.events.of(LeaseRenewedEvent.class).size() > renewals);
 			vault.simulator().dropDatabaseUser(first);

@@ -164,10 +164,9 @@ class FleetIntegrationTests {
 		assertThat(next).isNotSameAs(leader);
 		assertThat(published()).containsEntry("lease_id", leaseId);
 		assertThat(((Number) published().get("generation")).longValue()).isEqualTo(generation);
-		// each follower that saw the leader late drew a deadline of its own (how many saw
-		// it depends on who read before the takeover; GroupMemberTests checks the
-		// spread);
-		// only the first found the leader still late and tried the lock
+		// each follower that saw the leader late drew a deadline of its own:
+		// how many saw it depends on who read before the takeover (the spread
+		// is GroupMemberTests'), and only the first tried the lock
 		List<Instant> drawn = new ArrayList<>();
 		int attempts = 0;
 		for (Instance instance : this.instances) {
@@ -225,8 +224,7 @@ class FleetIntegrationTests {
 			Instant refreshAt = Instant.parse(current.get("refresh_time").toString());
 			await().atMost(Duration.between(Instant.now(), refreshAt).plusSeconds(10))
 				.until(() -> !leader.member().isLeader());
-			// its write at the renewal was refused: the entry is the newer one, never
-			// overwritten
+			// its write at the renewal was refused: the newer entry was never overwritten
 			List<JournalEntry> writes = vault.simulator()
 				.journal((entry) -> entry.path().equals("secret/data/" + STALE_KEY) && entry.method().equals("POST"));
 			assertThat(writes).extracting(JournalEntry::status).contains(400);
