@@ -68,32 +68,7 @@ public final class LeasekeeperFleetAutoConfiguration {
 	 */
 	@Bean
 	SmartLifecycle leasekeeperGroupLeasesCloser(GroupLeases groupLeases) {
-		return new SmartLifecycle() {
-
-			private volatile boolean running;
-
-			@Override
-			public void start() {
-				this.running = true;
-			}
-
-			@Override
-			public void stop() {
-				this.running = false;
-				groupLeases.close();
-			}
-
-			@Override
-			public boolean isRunning() {
-				return this.running;
-			}
-
-			@Override
-			public int getPhase() {
-				return ManagedLeaseRenewer.SECRET_PHASE + 1;
-			}
-
-		};
+		return new BeforeLeasesStop(groupLeases::close);
 	}
 
 	@Bean

@@ -35,33 +35,8 @@ final class PoolRefreshers {
 	 * @return the lifecycle
 	 */
 	static SmartLifecycle closer(Supplier<List<PoolRefresher>> refreshers, LeasekeeperProperties properties) {
-		return new SmartLifecycle() {
-
-			private volatile boolean running;
-
-			@Override
-			public void start() {
-				this.running = true;
-			}
-
-			@Override
-			public void stop() {
-				this.running = false;
-				refreshers.get()
-					.forEach((refresher) -> refresher.drainAndClose(properties.getShutdownTimeout().dividedBy(2)));
-			}
-
-			@Override
-			public boolean isRunning() {
-				return this.running;
-			}
-
-			@Override
-			public int getPhase() {
-				return ManagedLeaseRenewer.SECRET_PHASE + 1;
-			}
-
-		};
+		return new BeforeLeasesStop(() -> refreshers.get()
+			.forEach((refresher) -> refresher.drainAndClose(properties.getShutdownTimeout().dividedBy(2))));
 	}
 
 	/**
