@@ -77,10 +77,14 @@ class FleetIntegrationTests {
 		.databaseRole("orders", TTL, Duration.ofHours(1),
 				"GRANT SELECT, INSERT ON ALL TABLES IN SCHEMA public TO {{name}}; "
 						+ "GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO {{name}}")
+		.databaseRole("short", Duration.ofSeconds(6), Duration.ofHours(1),
+				"GRANT SELECT, INSERT ON ALL TABLES IN SCHEMA public TO {{name}}; "
+						+ "GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO {{name}}")
 		.staticRole("locks", "lock_user", Duration.ofSeconds(5), "GRANT CONNECT ON DATABASE postgres TO {{name}}")
 		.configure((builder) -> builder.tokenRole("orders-group", true, Duration.ofMinutes(2), "fleet-grant")
 			.policy("fleet-grant",
 					"path \"database/creds/orders\" { capabilities = [\"read\"] }\n"
+							+ "path \"database/creds/short\" { capabilities = [\"read\"] }\n"
 							+ "path \"sys/leases/revoke\" { capabilities = [\"update\"] }")
 			.policy("fleet-member", """
 					path "secret/data/leasekeeper/*" { capabilities = ["create", "read", "update"] }
@@ -110,6 +114,7 @@ class FleetIntegrationTests {
 		}
 		// the group's grant outlives its instances: end it for the next test
 		liveLeases().forEach(vault.simulator()::revokeLease);
+		vault.simulator().liveLeases("database/creds/short/").forEach(vault.simulator()::revokeLease);
 	}
 
 	@Test
@@ -206,6 +211,32 @@ class FleetIntegrationTests {
 				+ Duration.between(killedAt, renewedAt).toMillis() + " ms after; " + deadlines.size()
 				+ " takeover deadlines drawn over " + Duration.between(deadlines.first(), deadlines.last()).toMillis()
 				+ " ms, " + attempts + " of them tried the lock");
+	}
+
+	@Test
+	void aSixSecondLeaseIsSharedWithEveryFleetDefault() throws Exception {
+		// as a new user would: a short role and every fleet setting left at its default
+		String[] defaults = { "leasekeeper.leases.orders-db.path=database/creds/short",
+				"leasekeeper.fleet.read-spread=30s", "leasekeeper.fleet.failover-window=30s",
+				"leasekeeper.fleet.lock.time-to-live=10s" };
+		for (int i = 0; i < 2; i++) {
+			this.instances.add(Instance.start(i, "orders-short", defaults));
+		}
+		this.instances.forEach(Instance::query);
+		Instant start = Instant.now();
+		Thread.sleep(20_000);
+		String leaseId = published("leasekeeper/orders-short/orders-db").get("lease_id").toString();
+		for (Instance instance : this.instances) {
+			assertThat(instance.failures).as("failed queries of %s", instance.name).isEmpty();
+			assertThat(instance.queries.get()).isGreaterThan(100);
+			assertThat(instance.events.lost).isEmpty();
+			assertThat(instance.orders().current().leaseId()).isEqualTo(leaseId);
+		}
+		// a renewal every 4 s or so, all of them the leader's
+		assertThat(renewals(leaseId, start)).hasSizeGreaterThanOrEqualTo(3)
+			.extracting(JournalEntry::status)
+			.containsOnly(200);
+		assertThat(vault.simulator().liveLeases("database/creds/short/")).containsExactly(leaseId);
 	}
 
 	@Test
@@ -408,7 +439,7 @@ class FleetIntegrationTests {
 			this.events = context.getBean(FleetEvents.class);
 		}
 
-		static Instance start(int number, String group) {
+		static Instance start(int number, String group, String... more) {
 			String token = vault.simulator().createToken(null, VaultSimulator.APPLICATION_POLICY, "fleet-member");
 			Cuttable lockConnection = new Cuttable(vault.adminDataSource());
 			ConfigurableApplicationContext context = new SpringApplicationBuilder(App.class)
@@ -416,6 +447,7 @@ class FleetIntegrationTests {
 				.initializers((ctx) -> ctx.getBeanFactory()
 					.registerSingleton("lockConnection", new LockConnection(lockConnection)))
 				.properties(groupProperties(token, group, number))
+				.properties(more)
 				.run();
 			return new Instance("instance-" + number, context, token, lockConnection);
 		}
