@@ -54,7 +54,13 @@ final class PackagedSampleApp implements AutoCloseable {
 	/** Keep what the process printed in {@code target/<name>}. */
 	void saveOutput(String name) throws Exception {
 		this.reader.join(5_000);
-		Files.write(Path.of("target", name), this.output);
+		// the process may still print: write what it printed so far, copied under the
+		// list's lock
+		List<String> printed;
+		synchronized (this.output) {
+			printed = new ArrayList<>(this.output);
+		}
+		Files.write(Path.of("target", name), printed);
 	}
 
 	@Override
