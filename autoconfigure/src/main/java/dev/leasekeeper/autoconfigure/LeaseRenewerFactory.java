@@ -77,6 +77,7 @@ final class LeaseRenewerFactory {
 		}
 		LeaseSource source = new SecretLeaseSource(vault, lease.getPath(), this.scheduler.clock());
 		ManagedLease.Builder builder = builder(name, lease, source).increment(lease.getIncrement())
+			.maxTtl(lease.getMaxTtl())
 			.onCeiling(lease.getOnCeiling())
 			.token((token != null) ? token.getLease() : null)
 			.followedToken(followed);

@@ -522,9 +522,26 @@ public class LeasekeeperProperties implements Validator {
 		private @Nullable Duration increment;
 
 		/**
+		 * The role's max TTL, when known: the first generation's ceiling is then
+		 * predicted too, and it rotates in the slot of its last full renewal instead of
+		 * at the renewal that comes back capped; by default learnt from that first capped
+		 * renewal.
+		 */
+		@DurationMin(nanos = 1, message = POSITIVE)
+		private @Nullable Duration maxTtl;
+
+		/**
 		 * What to do when the lease reaches its max TTL.
 		 */
 		private CeilingAction onCeiling = CeilingAction.ROTATE;
+
+		public @Nullable Duration getMaxTtl() {
+			return this.maxTtl;
+		}
+
+		public void setMaxTtl(@Nullable Duration maxTtl) {
+			this.maxTtl = maxTtl;
+		}
 
 		/**
 		 * Which pool the lease supplies with its username and password: true for

@@ -65,17 +65,17 @@ final class LeaseMachine {
 	 */
 	static LeaseMachine of(RenewalPolicy policy, @Nullable Duration increment, CeilingAction onCeiling,
 			boolean reacquireOnLoss, boolean revokeReplaced, boolean dependent, RotationCause refreshCause,
-			RandomGenerator random) {
+			@Nullable Duration maxTtl, RandomGenerator random) {
 		if (random != ThreadLocalRandom.current()) {
 			return new LeaseMachine(new Settings(new RenewalSchedule(policy), increment, onCeiling, reacquireOnLoss,
-					revokeReplaced, dependent, refreshCause), random);
+					revokeReplaced, dependent, refreshCause, maxTtl), random);
 		}
 		List<Object> key = Arrays.asList(policy, increment, onCeiling, reacquireOnLoss, revokeReplaced, dependent,
-				refreshCause);
+				refreshCause, maxTtl);
 		LeaseMachine machine = shared.get(key);
 		if (machine == null) {
 			machine = new LeaseMachine(new Settings(new RenewalSchedule(policy), increment, onCeiling, reacquireOnLoss,
-					revokeReplaced, dependent, refreshCause), random);
+					revokeReplaced, dependent, refreshCause, maxTtl), random);
 			if (shared.size() < MOST_SHARED) {
 				LeaseMachine first = shared.putIfAbsent(key, machine);
 				machine = (first != null) ? first : machine;
@@ -131,14 +131,18 @@ final class LeaseMachine {
 
 	}
 
-	/** The fixed settings of one lease. */
+	/**
+	 * The fixed settings of one lease; {@code maxTtl} is the max TTL the application
+	 * declared, if any, which lets the first generation rotate in its own slot too.
+	 */
 	record Settings(RenewalSchedule schedule, @Nullable Duration increment, CeilingAction onCeiling,
-			boolean reacquireOnLoss, boolean revokeReplaced, boolean dependent, RotationCause refreshCause) {
+			boolean reacquireOnLoss, boolean revokeReplaced, boolean dependent, RotationCause refreshCause,
+			@Nullable Duration maxTtl) {
 
 		Settings(RenewalSchedule schedule, @Nullable Duration increment, CeilingAction onCeiling,
 				boolean reacquireOnLoss, boolean revokeReplaced, boolean dependent) {
 			this(schedule, increment, onCeiling, reacquireOnLoss, revokeReplaced, dependent,
-					RotationCause.STATIC_ROTATION);
+					RotationCause.STATIC_ROTATION, null);
 		}
 
 	}

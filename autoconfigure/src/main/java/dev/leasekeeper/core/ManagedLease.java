@@ -52,7 +52,7 @@ public final class ManagedLease implements LeaseRenewer {
 		this.binding = new TokenBinding(builder.token, builder.followedToken);
 		LeaseMachine machine = LeaseMachine.of(builder.policy, builder.increment, builder.onCeiling,
 				builder.reacquireOnLoss, builder.revokeReplaced, builder.token != null || builder.followedToken != null,
-				builder.refreshCause, builder.random);
+				builder.refreshCause, builder.maxTtl, builder.random);
 		List<LeaseListener> listeners = List.copyOf(builder.listeners);
 		Notifier notifier = new Notifier(this.name, this.source.describe(), builder.onCeiling, listeners);
 		this.mailbox = new Mailbox(this.name, this.source, this.scheduler, machine, builder.increment,
@@ -202,6 +202,8 @@ public final class ManagedLease implements LeaseRenewer {
 
 		private RotationCause refreshCause = RotationCause.STATIC_ROTATION;
 
+		private @Nullable Duration maxTtl;
+
 		private Builder(String name, LeaseSource source, LeaseScheduler scheduler) {
 			Assert.hasText(name, "'name' must not be empty");
 			Assert.notNull(source, "'source' must not be null");
@@ -229,6 +231,21 @@ public final class ManagedLease implements LeaseRenewer {
 		 */
 		public Builder increment(@Nullable Duration increment) {
 			this.increment = increment;
+			return this;
+		}
+
+		/**
+		 * Declare the lease's max TTL (its role's), when the application knows it: each
+		 * generation's ceiling is then predicted from the start, and the first generation
+		 * too rotates in the slot of the renewal that would come back capped instead of
+		 * at the capped answer. A ceiling the store reveals earlier wins; a max TTL
+		 * declared shorter than the real one makes every generation rotate early.
+		 * @param maxTtl the max TTL, or {@code null} to learn it from the first ceiling
+		 * @return this builder
+		 */
+		public Builder maxTtl(@Nullable Duration maxTtl) {
+			Assert.isTrue(maxTtl == null || (!maxTtl.isNegative() && !maxTtl.isZero()), "'maxTtl' must be positive");
+			this.maxTtl = maxTtl;
 			return this;
 		}
 

@@ -427,11 +427,12 @@ abstract class TransitionSupport {
 	}
 
 	/**
-	 * The ceiling of the generation held: its start plus the max TTL learnt, if known.
+	 * The ceiling of the generation held: its start plus the max TTL learnt (else the one
+	 * declared), if known.
 	 */
 	@Nullable Instant predictedCeiling() {
 		Instant start = this.s.generationStart;
-		Duration max = this.s.maxTtl;
+		Duration max = (this.s.maxTtl != null) ? this.s.maxTtl : this.settings.maxTtl();
 		return (start != null && max != null) ? start.plus(max) : null;
 	}
 

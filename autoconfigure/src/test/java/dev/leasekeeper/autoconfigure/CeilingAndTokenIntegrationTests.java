@@ -76,6 +76,33 @@ class CeilingAndTokenIntegrationTests {
 	}
 
 	@Test
+	void withTheRolesMaxTtlDeclaredTheFirstGenerationRotatesInTheSlotOfTheRenewalThatWouldComeBackCapped() {
+		this.runner.withPropertyValues(vault.propertyValues())
+			.withPropertyValues("leasekeeper.leases.short-db.path=database/creds/short",
+					"leasekeeper.leases.short-db.max-ttl=9s")
+			.run((context) -> {
+				LeasekeeperAutoConfigurationTests.Events events = context
+					.getBean(LeasekeeperAutoConfigurationTests.Events.class);
+				LeaseRenewer renewer = context.getBean("shortDbLeaseRenewer", LeaseRenewer.class);
+				String first = renewer.current().leaseId();
+				Instant firstExpiry = renewer.current().expiry();
+				await().atMost(Duration.ofSeconds(12)).until(() -> !events.of(LeaseRotatedEvent.class).isEmpty());
+				LeaseRotatedEvent rotated = events.of(LeaseRotatedEvent.class).get(0);
+				assertThat(rotated.getCause()).isEqualTo(RotationCause.CEILING);
+				assertThat(events.of(LeaseCeilingReachedEvent.class)).isNotEmpty();
+				// the renewal at 4 s would have come back capped (9 s - 4 s < 6 s): the
+				// next generation was obtained in its place, with no renewal sent
+				assertThat(vault.simulator()
+					.journal((entry) -> entry.path().equals("sys/leases/renew") && first.equals(entry.leaseId())))
+					.isEmpty();
+				JournalEntry acquired = vault.simulator()
+					.journal((entry) -> entry.path().equals("database/creds/short"))
+					.get(1);
+				assertThat(acquired.at()).isBefore(firstExpiry.minusSeconds(1));
+			});
+	}
+
+	@Test
 	void theTokenAtItsMaxTtlLogsInAgainAndEverySecretLeaseIsObtainedAgainBeforeTheOldTokenExpires() {
 		this.runner
 			.withPropertyValues("leasekeeper.vault.uri=" + vault.simulator().uri(),

@@ -90,6 +90,7 @@ class HostilePropertyTests {
 		}
 		durationCases(cases, "leasekeeper.token.increment", false);
 		durationCases(cases, LEASE + ".increment", false);
+		durationCases(cases, LEASE + ".max-ttl", false);
 		cases.add(new Case("unknown enum", LEASE + ".on-ceiling", "sometimes"));
 		cases.add(new Case("unknown enum", LEASE + ".kind", "sometimes"));
 		cases.add(new Case("static for a dynamic path", LEASE + ".kind", "static"));

@@ -125,6 +125,46 @@ class RotationTests {
 	}
 
 	@Test
+	void withTheMaxTtlDeclaredTheFirstGenerationTooRotatesInItsOwnSlotAndNoRenewalComesBackCapped() {
+		this.fixture.vault.role("orders", HOUR, Duration.ofHours(3));
+		ManagedLease lease = this.fixture
+			.started(this.fixture.secretLease("orders", "orders").maxTtl(Duration.ofHours(3)));
+		List<Instant> expiriesBefore = new ArrayList<>();
+		List<Instant> rotations = new ArrayList<>();
+		while (lease.current().generation() < 3) {
+			int generation = lease.current().generation();
+			Instant expiry = lease.current().expiry();
+			this.fixture.advanceTo(lease.current().nextActionAt());
+			if (lease.current().generation() > generation) {
+				expiriesBefore.add(expiry);
+				rotations.add(this.fixture.now());
+			}
+		}
+		assertThat(this.fixture.listener.renewals).noneMatch(LeaseRenewal::capped);
+		assertThat(this.fixture.listener.count("ceiling")).isEqualTo(2);
+		assertThat(this.fixture.listener.events).contains("rotated 1->2 CEILING");
+		for (int i = 0; i < rotations.size(); i++) {
+			// generation 1 too: a renewal's share of its TTL left at the rotation
+			assertThat(Duration.between(rotations.get(i), expiriesBefore.get(i)))
+				.isGreaterThanOrEqualTo(Duration.ofMinutes(15));
+		}
+	}
+
+	@Test
+	void aDeclaredMaxTtlLongerThanTheRealOneYieldsToTheCappedAnswer() {
+		this.fixture.vault.role("orders", HOUR, Duration.ofHours(3));
+		ManagedLease lease = this.fixture
+			.started(this.fixture.secretLease("orders", "orders").policy(this.noSpread).maxTtl(Duration.ofHours(24)));
+		while (lease.current().generation() < 3) {
+			this.fixture.advanceTo(lease.current().nextActionAt());
+		}
+		// the capped answer revealed the real ceiling once; generation 2 was predicted
+		assertThat(this.fixture.listener.renewals).filteredOn(LeaseRenewal::capped).hasSize(1);
+		assertThat(this.fixture.listener.events).containsSubsequence("rotated 1->2 CEILING", "rotated 2->3 CEILING");
+		assertThat(this.fixture.listener.events).noneMatch((event) -> event.startsWith("lost"));
+	}
+
+	@Test
 	void withNotifyTheCeilingIsReportedOncePerGenerationAndRenewalsGoOn() {
 		this.fixture.vault.role("orders", HOUR, Duration.ofHours(3));
 		ManagedLease lease = this.fixture.started(

@@ -37,6 +37,14 @@ abstract class FleetRule {
 
 	/** (a) Leasekeeper: the real {@link ManagedLease} and {@code RenewalSchedule}. */
 	static FleetRule leasekeeper(String name, double firstRenewalSpread) {
+		return leasekeeper(name, firstRenewalSpread, null);
+	}
+
+	/**
+	 * (a) Leasekeeper with the lease's max TTL declared ({@code max-ttl}), or learnt from
+	 * the first capped renewal when {@code maxTtl} is {@code null}.
+	 */
+	static FleetRule leasekeeper(String name, double firstRenewalSpread, @Nullable Duration maxTtl) {
 		RenewalPolicy policy = RenewalPolicy.defaults().toBuilder().firstRenewalSpread(firstRenewalSpread).build();
 		return new FleetRule(name, true) {
 
@@ -44,6 +52,7 @@ abstract class FleetRule {
 			void deploy(Fleet fleet, int index, Instant at, SplittableRandom random) {
 				ManagedLease lease = ManagedLease.builder("lease-" + index, fleet.vault.source(), fleet.scheduler)
 					.policy(policy)
+					.maxTtl(maxTtl)
 					.random(random)
 					.listener(new LeaseListener() {
 

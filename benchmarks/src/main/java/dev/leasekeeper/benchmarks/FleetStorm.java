@@ -48,6 +48,8 @@ final class FleetStorm {
 			rules.add(FleetRule.leasekeeper("(a) Leasekeeper, first-renewal-spread " + spread
 					+ ((spread == RenewalPolicy.DEFAULT_FIRST_RENEWAL_SPREAD) ? " (defaults)" : ""), spread));
 		}
+		rules.add(FleetRule.leasekeeper("(a) Leasekeeper, defaults and max-ttl: 24h",
+				RenewalPolicy.DEFAULT_FIRST_RENEWAL_SPREAD, MAX_TTL));
 		rules.add(FleetRule.secretLeaseContainer());
 		rules.add(FleetRule.fixedLoop());
 		rules.add(FleetRule.lifetimeWatcher());
