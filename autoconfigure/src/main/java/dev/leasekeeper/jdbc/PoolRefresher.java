@@ -28,10 +28,11 @@ import dev.leasekeeper.core.RotationCause;
 /**
  * The synchronous consumer of a database lease: for each new credential, builds a pool
  * from the same Hikari settings with a generation-suffixed name, warms it with a real
- * connection (which validates the credential), and swaps it into the
- * {@link LeasedDataSource}; when the old credential is released, drains the old pool
- * (soft-evict until no connection is active, bounded by the old lease's remaining time)
- * and closes it, and only then lets the engine revoke the old lease.
+ * connection (which validates the credential) and then with as many as the serving pool
+ * holds, and swaps it into the {@link LeasedDataSource}; when the old credential is
+ * released, drains the old pool (soft-evict until no connection is active, bounded by the
+ * old lease's remaining time) and closes it, and only then lets the engine revoke the old
+ * lease.
  *
  * @author Leasekeeper
  * @since 0.1.0
@@ -48,6 +49,9 @@ public final class PoolRefresher implements LeaseListener {
 	private final String passwordKey;
 
 	private volatile @Nullable MetricsTrackerFactory metrics;
+
+	/** How long a new pool may take to open the serving pool's connections. */
+	static final java.time.Duration WARM_BOUND = java.time.Duration.ofSeconds(2);
 
 	/** How often a draining pool is looked at. */
 	static final java.time.Duration DRAIN_CHECK = java.time.Duration.ofMillis(50);
@@ -170,6 +174,7 @@ public final class PoolRefresher implements LeaseListener {
 			return;
 		}
 		HikariDataSource pool = build(candidate);
+		warm(pool, serving);
 		HikariDataSource replaced = this.dataSource.swap(pool);
 		if (replaced != null && previous != null) {
 			this.retired.put(previous.generation(), replaced);
@@ -179,6 +184,44 @@ public final class PoolRefresher implements LeaseListener {
 		}
 		this.swapObserver.accept(java.time.Duration.ofNanos(System.nanoTime() - start));
 		logger.info("Lease '" + candidate.name() + "': pool " + pool.getPoolName() + " now serves connections");
+	}
+
+	/**
+	 * Open in the new pool as many connections as the serving pool holds, before the
+	 * swap: the queries that move to it find them open instead of each waiting for a
+	 * log-in (HikariCP would open them one by one after the swap, while the queries
+	 * wait). Connections are borrowed together and given back; a database that takes no
+	 * more only delays the swap, by at most {@link #WARM_BOUND} and one connection
+	 * timeout, and the pool opens the rest as it would have.
+	 */
+	private static void warm(HikariDataSource pool, @Nullable HikariDataSource serving) {
+		if (serving == null || serving.isClosed() || serving.getHikariPoolMXBean() == null) {
+			return;
+		}
+		int wanted = Math.min(serving.getHikariPoolMXBean().getTotalConnections(), pool.getMaximumPoolSize());
+		long deadline = System.nanoTime() + WARM_BOUND.toNanos();
+		List<Connection> borrowed = new ArrayList<>(wanted);
+		try {
+			while (borrowed.size() < wanted && System.nanoTime() < deadline
+					&& !Thread.currentThread().isInterrupted()) {
+				borrowed.add(pool.getConnection());
+			}
+		}
+		catch (java.sql.SQLException ex) {
+			// never the message: a driver may echo the connection settings
+			logger.debug("Pool " + pool.getPoolName() + " opened " + borrowed.size() + " of " + wanted
+					+ " connections before serving (SQLState " + ex.getSQLState() + ")");
+		}
+		finally {
+			for (Connection connection : borrowed) {
+				try {
+					connection.close();
+				}
+				catch (java.sql.SQLException ex) {
+					// given back to the pool: nothing is lost
+				}
+			}
+		}
 	}
 
 	/**

@@ -133,6 +133,65 @@ class PoolRefresherIntegrationTests {
 	}
 
 	@Test
+	void underLoadTheNewPoolHasTheServingPoolsConnectionsOpenBeforeItServesAQuery() {
+		this.runner.run((context) -> {
+			DataSource dataSource = context.getBean(DataSource.class);
+			LeaseRenewer renewer = context.getBean("ordersDbLeaseRenewer", LeaseRenewer.class);
+			AtomicBoolean running = new AtomicBoolean(true);
+			Map<String, java.time.Instant> firstAnswered = new ConcurrentHashMap<>();
+			List<Thread> workers = new ArrayList<>();
+			for (int i = 0; i < 8; i++) {
+				Thread worker = new Thread(() -> {
+					while (running.get()) {
+						try (Connection connection = dataSource.getConnection();
+								ResultSet result = connection.createStatement()
+									.executeQuery("SELECT current_user, pg_sleep(0.002)")) {
+							result.next();
+							firstAnswered.putIfAbsent(result.getString(1), java.time.Instant.now());
+						}
+						catch (SQLException ex) {
+							// counted by the other tests; here only the log-ins matter
+						}
+					}
+				}, "query-" + i);
+				worker.start();
+				workers.add(worker);
+			}
+			// the serving pool under load: its ten connections open
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> backendsOf((String) renewer.current().data().get("username")).size() == 10);
+			renewer.rotateNow();
+			await().atMost(Duration.ofSeconds(10)).until(() -> renewer.current().generation() == 2);
+			String newUser = (String) renewer.current().data().get("username");
+			await().atMost(Duration.ofSeconds(10)).until(() -> firstAnswered.containsKey(newUser));
+			running.set(false);
+			for (Thread worker : workers) {
+				worker.join(10_000);
+			}
+			// each connection the queries moved to was open before the first of them was
+			// answered on the new credential: no query waited for a log-in
+			java.time.Instant firstQuery = firstAnswered.get(newUser);
+			assertThat(backendsOf(newUser)).filteredOn((started) -> started.isBefore(firstQuery))
+				.hasSizeGreaterThanOrEqualTo(10);
+		});
+	}
+
+	private static List<java.time.Instant> backendsOf(String user) throws SQLException {
+		List<java.time.Instant> started = new ArrayList<>();
+		try (Connection admin = vault.adminDataSource().getConnection();
+				java.sql.PreparedStatement statement = admin
+					.prepareStatement("SELECT backend_start FROM pg_stat_activity WHERE usename = ?")) {
+			statement.setString(1, user);
+			try (ResultSet result = statement.executeQuery()) {
+				while (result.next()) {
+					started.add(result.getTimestamp(1).toInstant());
+				}
+			}
+		}
+		return started;
+	}
+
+	@Test
 	void aTransactionOpenOnTheOldPoolCompletesBeforeThatPoolCloses() {
 		this.runner.run((context) -> {
 			DataSource dataSource = context.getBean(DataSource.class);
