@@ -331,16 +331,13 @@ final class RotationUnderLoad {
 		long end = origin + length.toNanos();
 		long next = origin + this.every.toNanos();
 		while (next < end) {
-			while (System.nanoTime() < next) {
-				Thread.sleep(1); // pacing a real-time load, not waiting for an outcome
-			}
+			// pacing a real-time load: one sleep until the rotation's instant
+			java.util.concurrent.TimeUnit.NANOSECONDS.sleep(next - System.nanoTime());
 			rotations.add(System.nanoTime());
 			rotation.rotate();
 			next += this.every.toNanos();
 		}
-		while (System.nanoTime() < end) {
-			Thread.sleep(1);
-		}
+		java.util.concurrent.TimeUnit.NANOSECONDS.sleep(end - System.nanoTime());
 		running.set(false);
 		for (Sampler sampler : samplers) {
 			sampler.join();
