@@ -264,7 +264,11 @@ final class Transitions extends TransitionSupport {
 			planRenewal(keepCadence ? this.schedule.nextRenewal(grant, random())
 					: this.schedule.firstRenewal(grant, random()));
 		}
-		checkWindow();
+		if (grant.refreshAfter() == null) {
+			// a credential read again on its own schedule is never renewed: what is
+			// left of it is not a renewal window to warn about
+			checkWindow();
+		}
 		if (grant.expires() && !grant.renewable() && grant.refreshAfter() == null) {
 			ceiling(next);
 		}
@@ -301,7 +305,6 @@ final class Transitions extends TransitionSupport {
 		this.s.state = LeaseState.ACTIVE;
 		this.s.cause = this.settings.refreshCause();
 		plan(Next.ACQUIRE, grant.obtainedAt().plus(grant.refreshAfter()));
-		checkWindow();
 		this.effects.add(renewedEffect(previous, grant, attempts, false));
 		if (this.s.pending == Op.RENEW || this.s.pending == Op.VERIFY) {
 			this.s.pending = null;

@@ -173,6 +173,27 @@ class LeaseMachineTests {
 	}
 
 	@Test
+	void onlyARenewableGrantsShortWindowIsWarnedAbout() {
+		LeaseMachine machine = new LeaseMachine(
+				new LeaseMachine.Settings(SCHEDULE, null, CeilingAction.ROTATE, true, true, false),
+				new SplittableRandom(1));
+		Duration twoSeconds = Duration.ofSeconds(2);
+		Grant renewable = new Grant("database/creds/orders/2", twoSeconds, true, Map.of(), List.of(), RENEWAL);
+		// what is left of a grant read again on its own schedule (a fleet's published
+		// grant, a static role's password just before Vault rotates it)
+		Grant reread = new Grant("database/creds/orders/2", twoSeconds, false, Map.of(), List.of(), RENEWAL,
+				Duration.ofSeconds(1));
+		assertThat(machine
+			.apply(offered().apply(new State()),
+					new LeaseInput.Accepted(Held.of(renewable, 2, 0, null, null, SCHEDULE)), RENEWAL, null)
+			.effects()).hasAtLeastOneElementOfType(LeaseEffect.WindowTooShort.class);
+		assertThat(machine
+			.apply(offered().apply(new State()), new LeaseInput.Accepted(Held.of(reread, 2, 0, null, null, SCHEDULE)),
+					RENEWAL, null)
+			.effects()).noneMatch(LeaseEffect.WindowTooShort.class::isInstance);
+	}
+
+	@Test
 	void theInvariantSeesALeaseHoldingAGrantWithNothingArmed() {
 		State stuck = active().apply(new State());
 		stuck.nextAt = null;
