@@ -175,6 +175,13 @@ public final class PoolRefresher implements LeaseListener {
 		}
 		HikariDataSource pool = build(candidate);
 		warm(pool, serving);
+		if (Thread.currentThread().isInterrupted()) {
+			// the engine gave up on this offer (the grant it replaces ran out): the new
+			// grant will be revoked, so its pool must never serve
+			pool.close();
+			throw new IllegalStateException("Lease '" + candidate.name() + "' generation " + candidate.generation()
+					+ ": interrupted while its pool opened its connections");
+		}
 		HikariDataSource replaced = this.dataSource.swap(pool);
 		if (replaced != null && previous != null) {
 			this.retired.put(previous.generation(), replaced);
