@@ -14,6 +14,7 @@ import java.util.concurrent.locks.LockSupport;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.metrics.MetricsTrackerFactory;
+import com.zaxxer.hikari.pool.HikariPool;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -174,7 +175,7 @@ public final class PoolRefresher implements LeaseListener {
 			return;
 		}
 		HikariDataSource pool = build(candidate);
-		warm(pool, serving);
+		warm(pool, serving, warmBudget(previous));
 		if (Thread.currentThread().isInterrupted()) {
 			// the engine gave up on this offer (the grant it replaces ran out): the new
 			// grant will be revoked, so its pool must never serve
@@ -198,20 +199,23 @@ public final class PoolRefresher implements LeaseListener {
 	 * swap: the queries that move to it find them open instead of each waiting for a
 	 * log-in (HikariCP would open them one by one after the swap, while the queries
 	 * wait). Connections are borrowed together and given back; a database that takes no
-	 * more only delays the swap, by at most {@link #WARM_BOUND} and one connection
-	 * timeout, and the pool opens the rest as it would have.
+	 * more only delays the swap, by at most the budget (each borrow waits no longer than
+	 * what is left of it), and the pool opens the rest as it would have.
 	 */
-	private static void warm(HikariDataSource pool, @Nullable HikariDataSource serving) {
-		if (serving == null || serving.isClosed() || serving.getHikariPoolMXBean() == null) {
+	private static void warm(HikariDataSource pool, @Nullable HikariDataSource serving, java.time.Duration budget) {
+		if (serving == null || serving.isClosed() || serving.getHikariPoolMXBean() == null
+				|| !(pool.getHikariPoolMXBean() instanceof HikariPool opening) || budget.isZero()) {
 			return;
 		}
 		int wanted = Math.min(serving.getHikariPoolMXBean().getTotalConnections(), pool.getMaximumPoolSize());
-		long deadline = System.nanoTime() + WARM_BOUND.toNanos();
+		long deadline = System.nanoTime() + budget.toNanos();
 		List<Connection> borrowed = new ArrayList<>(wanted);
 		try {
-			while (borrowed.size() < wanted && System.nanoTime() < deadline
+			long left;
+			while (borrowed.size() < wanted && (left = deadline - System.nanoTime()) > 0
 					&& !Thread.currentThread().isInterrupted()) {
-				borrowed.add(pool.getConnection());
+				borrowed
+					.add(opening.getConnection(Math.max(1, java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(left))));
 			}
 		}
 		catch (java.sql.SQLException ex) {
@@ -229,6 +233,23 @@ public final class PoolRefresher implements LeaseListener {
 				}
 			}
 		}
+	}
+
+	/**
+	 * How long the new pool may open connections: {@link #WARM_BOUND}, or a quarter of
+	 * what is left of the grant it replaces if that is less (a short lease's rotation
+	 * keeps its time for the swap itself).
+	 */
+	private java.time.Duration warmBudget(@Nullable LeaseSnapshot previous) {
+		Instant until = (previous != null) ? previous.validUntil() : null;
+		if (until == null) {
+			return WARM_BOUND;
+		}
+		java.time.Duration quarter = java.time.Duration.between(this.scheduler.now(), until).dividedBy(4);
+		if (quarter.isNegative()) {
+			return java.time.Duration.ZERO;
+		}
+		return (quarter.compareTo(WARM_BOUND) < 0) ? quarter : WARM_BOUND;
 	}
 
 	/**
