@@ -86,27 +86,15 @@ class PoolRefresherIntegrationTests {
 			AtomicLong queries = new AtomicLong();
 			List<Throwable> failures = new ArrayList<>();
 			Set<String> users = ConcurrentHashMap.newKeySet();
-			List<Thread> workers = new ArrayList<>();
-			for (int i = 0; i < 8; i++) {
-				Thread worker = new Thread(() -> {
-					while (running.get()) {
-						try (Connection connection = dataSource.getConnection();
-								ResultSet result = connection.createStatement()
-									.executeQuery("SELECT current_user, count(*) FROM orders")) {
-							result.next();
-							users.add(result.getString(1));
-							queries.incrementAndGet();
+			List<Thread> workers = queryThreads(dataSource, "SELECT current_user, count(*) FROM orders", running,
+					(user) -> {
+						users.add(user);
+						queries.incrementAndGet();
+					}, (ex) -> {
+						synchronized (failures) {
+							failures.add(ex);
 						}
-						catch (Throwable ex) {
-							synchronized (failures) {
-								failures.add(ex);
-							}
-						}
-					}
-				}, "query-" + i);
-				worker.start();
-				workers.add(worker);
-			}
+					});
 			String firstUser = (String) renewer.current().data().get("username");
 			String firstPassword = (String) renewer.current().data().get("password");
 			for (int rotation = 1; rotation <= 20; rotation++) {
@@ -139,24 +127,11 @@ class PoolRefresherIntegrationTests {
 			LeaseRenewer renewer = context.getBean("ordersDbLeaseRenewer", LeaseRenewer.class);
 			AtomicBoolean running = new AtomicBoolean(true);
 			Map<String, java.time.Instant> firstAnswered = new ConcurrentHashMap<>();
-			List<Thread> workers = new ArrayList<>();
-			for (int i = 0; i < 8; i++) {
-				Thread worker = new Thread(() -> {
-					while (running.get()) {
-						try (Connection connection = dataSource.getConnection();
-								ResultSet result = connection.createStatement()
-									.executeQuery("SELECT current_user, pg_sleep(0.002)")) {
-							result.next();
-							firstAnswered.putIfAbsent(result.getString(1), java.time.Instant.now());
-						}
-						catch (SQLException ex) {
-							// counted by the other tests; here only the log-ins matter
-						}
-					}
-				}, "query-" + i);
-				worker.start();
-				workers.add(worker);
-			}
+			// each query holds its connection a little, so that the pool keeps ten open
+			List<Thread> workers = queryThreads(dataSource, "SELECT current_user, pg_sleep(0.002)", running,
+					(user) -> firstAnswered.putIfAbsent(user, java.time.Instant.now()), (ex) -> {
+						// counted by the other tests; here only the log-ins matter
+					});
 			// the serving pool under load: its ten connections open
 			await().atMost(Duration.ofSeconds(10))
 				.until(() -> backendsOf((String) renewer.current().data().get("username")).size() == 10);
@@ -174,6 +149,32 @@ class PoolRefresherIntegrationTests {
 			assertThat(backendsOf(newUser)).filteredOn((started) -> started.isBefore(firstQuery))
 				.hasSizeGreaterThanOrEqualTo(10);
 		});
+	}
+
+	/**
+	 * Start eight threads that run {@code sql} (its first column the current user) until
+	 * {@code running} is false, telling each answer's user or each failure.
+	 */
+	private static List<Thread> queryThreads(DataSource dataSource, String sql, AtomicBoolean running,
+			java.util.function.Consumer<String> answered, java.util.function.Consumer<Throwable> failed) {
+		List<Thread> workers = new ArrayList<>();
+		for (int i = 0; i < 8; i++) {
+			Thread worker = new Thread(() -> {
+				while (running.get()) {
+					try (Connection connection = dataSource.getConnection();
+							ResultSet result = connection.createStatement().executeQuery(sql)) {
+						result.next();
+						answered.accept(result.getString(1));
+					}
+					catch (Throwable ex) {
+						failed.accept(ex);
+					}
+				}
+			}, "query-" + i);
+			worker.start();
+			workers.add(worker);
+		}
+		return workers;
 	}
 
 	private static List<java.time.Instant> backendsOf(String user) throws SQLException {
