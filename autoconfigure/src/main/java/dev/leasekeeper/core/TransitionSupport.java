@@ -436,7 +436,16 @@ abstract class TransitionSupport {
 		return (start != null && max != null) ? start.plus(max) : null;
 	}
 
+	/**
+	 * Warn once about a renewal window too short to keep; a credential read again on its
+	 * own schedule (a static role, a fleet's published grant) is never renewed, so what
+	 * is left of it is not such a window.
+	 */
 	void checkWindow() {
+		Held held = this.s.held;
+		if (held != null && held.grant().refreshAfter() != null) {
+			return;
+		}
 		Duration window = window();
 		if (!this.s.shortWindowReported && window != null && this.schedule.windowTooShort(window)) {
 			this.s.shortWindowReported = true;

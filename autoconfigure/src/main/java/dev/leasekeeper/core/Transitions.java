@@ -264,11 +264,7 @@ final class Transitions extends TransitionSupport {
 			planRenewal(keepCadence ? this.schedule.nextRenewal(grant, random())
 					: this.schedule.firstRenewal(grant, random()));
 		}
-		if (grant.refreshAfter() == null) {
-			// a credential read again on its own schedule is never renewed: what is
-			// left of it is not a renewal window to warn about
-			checkWindow();
-		}
+		checkWindow();
 		if (grant.expires() && !grant.renewable() && grant.refreshAfter() == null) {
 			ceiling(next);
 		}

@@ -43,9 +43,8 @@ class GroupMemberTests {
 	void followersOfALateLeaderDrawTheirDeadlinesOverTheFailoverWindow() {
 		Instant now = Instant.now();
 		// late by a minute, valid for ten more
-		Publication late = new Publication("database/creds/orders/one", Map.of("username", "v-orders"),
-				Duration.ofMinutes(15), now.plus(Duration.ofMinutes(10)), now.minus(Duration.ofMinutes(1)), 1, null,
-				"leader-1", 3);
+		Publication late = published(Duration.ofMinutes(15), now.plus(Duration.ofMinutes(10)),
+				now.minus(Duration.ofMinutes(1)));
 		TreeSet<Instant> deadlines = new TreeSet<>();
 		for (int i = 0; i < 10; i++) {
 			GroupMember member = member(i, Duration.ofSeconds(30));
@@ -62,8 +61,7 @@ class GroupMemberTests {
 	@Test
 	void aWindowLongerThanAThirdOfWhatIsLeftIsShortened() {
 		Instant now = Instant.now();
-		Publication late = new Publication("database/creds/orders/one", Map.of("username", "v-orders"),
-				Duration.ofSeconds(30), now.plusSeconds(9), now.minusSeconds(5), 1, null, "leader-1", 3);
+		Publication late = published(Duration.ofSeconds(30), now.plusSeconds(9), now.minusSeconds(5));
 		for (int i = 0; i < 10; i++) {
 			GroupMember member = member(i, Duration.ofSeconds(30));
 			member.observed(late, now);
@@ -74,9 +72,8 @@ class GroupMemberTests {
 	@Test
 	void aFreshPublicationDrawsNoDeadline() {
 		Instant now = Instant.now();
-		Publication fresh = new Publication("database/creds/orders/one", Map.of("username", "v-orders"),
-				Duration.ofMinutes(15), now.plus(Duration.ofMinutes(10)), now.plus(Duration.ofMinutes(5)), 1, null,
-				"leader-1", 3);
+		Publication fresh = published(Duration.ofMinutes(15), now.plus(Duration.ofMinutes(10)),
+				now.plus(Duration.ofMinutes(5)));
 		GroupMember member = member(0, Duration.ofSeconds(30));
 		member.observed(fresh, now);
 		assertThat(member.lastDeadlineAt()).isNull();
@@ -94,6 +91,14 @@ class GroupMemberTests {
 				});
 		this.members.add(member);
 		return member;
+	}
+
+	/**
+	 * Leader-1's publication of one grant: its TTL, expiry and when it is next refreshed.
+	 */
+	private static Publication published(Duration ttl, Instant expireAt, Instant refreshAt) {
+		return new Publication("database/creds/orders/one", Map.of("username", "v-orders"), ttl, expireAt, refreshAt, 1,
+				null, "leader-1", 3);
 	}
 
 }
