@@ -152,7 +152,7 @@ public final class ExecutorLeaseScheduler implements LeaseScheduler, AutoCloseab
 		catch (RejectedExecutionException ex) {
 			// shut down meanwhile: nothing runs any more
 		}
-		return task::cancel;
+		return task;
 	}
 
 	/** Run a task on the scheduling thread as soon as it is free. */
@@ -300,8 +300,7 @@ public final class ExecutorLeaseScheduler implements LeaseScheduler, AutoCloseab
 			this.dues = Arrays.copyOf(this.dues, capacity);
 			this.sequences = Arrays.copyOf(this.sequences, capacity);
 		}
-		entry.sequence = this.sequence++;
-		siftUp(this.size++, entry);
+		siftUp(this.size++, entry, this.sequence++);
 	}
 
 	private Entry pop() {
@@ -315,11 +314,12 @@ public final class ExecutorLeaseScheduler implements LeaseScheduler, AutoCloseab
 		removed.index = -1;
 		int last = --this.size;
 		Entry moved = this.heap[last];
+		long sequence = this.sequences[last];
 		this.heap[last] = null;
 		if (index != last) {
-			siftDown(index, moved);
+			siftDown(index, moved, sequence);
 			if (this.heap[index] == moved) {
-				siftUp(index, moved);
+				siftUp(index, moved, sequence);
 			}
 		}
 	}
@@ -327,20 +327,22 @@ public final class ExecutorLeaseScheduler implements LeaseScheduler, AutoCloseab
 	/** Move an entry to its place after its due time changed. */
 	private void rekey(Entry entry) {
 		int index = entry.index;
-		siftDown(index, entry);
+		long sequence = this.sequence++;
+		siftDown(index, entry, sequence);
 		if (this.heap[index] == entry) {
-			siftUp(index, entry);
+			siftUp(index, entry, sequence);
 		}
 	}
 
 	/*
 	 * A four-ary heap whose keys (due time, then sequence) sit in arrays of their own:
-	 * half the levels of a binary heap, and the comparisons read no entry.
+	 * half the levels of a binary heap, and the comparisons read no entry. An entry's
+	 * sequence (the order in which timers due at the same instant run) lives in the array
+	 * alone.
 	 */
 
-	private void siftUp(int index, Entry entry) {
+	private void siftUp(int index, Entry entry, long sequence) {
 		long due = entry.due;
-		long sequence = entry.sequence;
 		while (index > 0) {
 			int parent = (index - 1) >>> 2;
 			if (!before(due, sequence, this.dues[parent], this.sequences[parent])) {
@@ -349,12 +351,11 @@ public final class ExecutorLeaseScheduler implements LeaseScheduler, AutoCloseab
 			move(parent, index);
 			index = parent;
 		}
-		place(index, entry);
+		place(index, entry, sequence);
 	}
 
-	private void siftDown(int index, Entry entry) {
+	private void siftDown(int index, Entry entry, long sequence) {
 		long due = entry.due;
-		long sequence = entry.sequence;
 		while (true) {
 			int first = 4 * index + 1;
 			if (first >= this.size) {
@@ -373,7 +374,7 @@ public final class ExecutorLeaseScheduler implements LeaseScheduler, AutoCloseab
 			move(least, index);
 			index = least;
 		}
-		place(index, entry);
+		place(index, entry, sequence);
 	}
 
 	private void move(int from, int to) {
@@ -384,10 +385,10 @@ public final class ExecutorLeaseScheduler implements LeaseScheduler, AutoCloseab
 		entry.index = to;
 	}
 
-	private void place(int index, Entry entry) {
+	private void place(int index, Entry entry, long sequence) {
 		this.heap[index] = entry;
 		this.dues[index] = entry.due;
-		this.sequences[index] = entry.sequence;
+		this.sequences[index] = sequence;
 		entry.index = index;
 	}
 
@@ -404,8 +405,6 @@ public final class ExecutorLeaseScheduler implements LeaseScheduler, AutoCloseab
 		final Runnable task;
 
 		long due;
-
-		long sequence;
 
 		/** Its place on the heap, or -1 (scheduling thread only). */
 		int index = -1;
@@ -430,7 +429,6 @@ public final class ExecutorLeaseScheduler implements LeaseScheduler, AutoCloseab
 			long due = ExecutorLeaseScheduler.this.clock.nanosAt(at);
 			if (this.index >= 0) {
 				this.due = due;
-				this.sequence = ExecutorLeaseScheduler.this.sequence++;
 				rekey(this);
 			}
 			else if (ExecutorLeaseScheduler.this.phase == RUNNING) {
@@ -454,7 +452,7 @@ public final class ExecutorLeaseScheduler implements LeaseScheduler, AutoCloseab
 	 * fails), or while it runs (its thread is interrupted, never after the call returned:
 	 * the worker goes on to the next call with its interrupt flag clear).
 	 */
-	private static final class Interruptible<T> implements Runnable {
+	private static final class Interruptible<T> implements Runnable, Cancellable {
 
 		private final Callable<T> call;
 
@@ -501,7 +499,8 @@ public final class ExecutorLeaseScheduler implements LeaseScheduler, AutoCloseab
 			}
 		}
 
-		synchronized void cancel() {
+		@Override
+		public synchronized void cancel() {
 			if (this.done || this.cancelled) {
 				return;
 			}

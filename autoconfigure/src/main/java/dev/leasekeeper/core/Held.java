@@ -20,8 +20,6 @@ import org.jspecify.annotations.Nullable;
  * @param validUntil until when the engine vouches for it ({@link Instant#MAX} when it
  * does not expire)
  * @param grantExpiry the grant's own expiry ({@link Grant#expiry()}), or {@code null}
- * @param ownExpiry the grant's expiry as bounded by the renewal in flight, or
- * {@code null}
  * @param expiry the effective expiry (the earlier of its own and its token's), or
  * {@code null}
  * @param window from when the grant was requested to its effective expiry, or
@@ -30,8 +28,7 @@ import org.jspecify.annotations.Nullable;
  */
 record Held(Grant grant, int generation, int tokenGeneration, @Nullable Instant tokenExpiry,
 		@Nullable Instant tokenValidUntil, @Nullable Instant goneAt, @Nullable Instant renewalSentAt,
-		Instant validUntil, @Nullable Instant grantExpiry, @Nullable Instant ownExpiry, @Nullable Instant expiry,
-		@Nullable Duration window) {
+		Instant validUntil, @Nullable Instant grantExpiry, @Nullable Instant expiry, @Nullable Duration window) {
 
 	/**
 	 * Vault truncates the issue time and the present to whole seconds when it caps a
@@ -83,7 +80,7 @@ record Held(Grant grant, int generation, int tokenGeneration, @Nullable Instant 
 	Held goneAt(Instant instant) {
 		return new Held(this.grant, this.generation, this.tokenGeneration, this.tokenExpiry, this.tokenValidUntil,
 				instant, this.renewalSentAt, this.validUntil.isAfter(instant) ? instant : this.validUntil,
-				this.grantExpiry, this.ownExpiry, this.expiry, this.window);
+				this.grantExpiry, this.expiry, this.window);
 	}
 
 	/**
@@ -113,13 +110,17 @@ record Held(Grant grant, int generation, int tokenGeneration, @Nullable Instant 
 			until = goneAt;
 		}
 		Duration window = null;
-		if (expiry != null) {
+		if (expiry != null && expiry == grantExpiry) {
+			// the grant's own expiry, neither bounded nor the token's: the window is the
+			// TTL (most often; no Duration made)
+			window = grant.ttl();
+		}
+		else if (expiry != null) {
 			window = Duration.between(grant.obtainedAt(), expiry);
-			// most often the TTL itself: kept once, not twice
 			window = window.isNegative() ? Duration.ZERO : window.equals(grant.ttl()) ? grant.ttl() : window;
 		}
 		return new Held(grant, generation, tokenGeneration, tokenExpiry, tokenValidUntil, goneAt, renewalSentAt, until,
-				grantExpiry, ownExpiry, expiry, window);
+				grantExpiry, expiry, window);
 	}
 
 	/**

@@ -48,11 +48,14 @@ sealed interface LeaseInput {
 	record VerifyRequested(int generation) implements LeaseInput {
 	}
 
-	/** An operator (or a consumer) asked for a renewal now. */
 	/** Time passed that the engine's clock did not see (a suspend): verify the grant. */
 	record ClockJumped(java.time.Duration gap) implements LeaseInput {
 	}
 
+	/**
+	 * An operator (or a consumer) asked for a renewal now: one instance serves every
+	 * request ({@link ManagedLease#renewNow()}).
+	 */
 	record RenewRequested() implements LeaseInput {
 	}
 

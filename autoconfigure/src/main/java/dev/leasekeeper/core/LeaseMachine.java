@@ -194,12 +194,11 @@ final class LeaseMachine {
 
 		int releasing;
 
-		@Nullable Instant lastAcquiredAt;
-
 		@Nullable Instant verifiedAt;
 
 		/**
-		 * When the generation held was obtained: its ceiling is this plus the max TTL.
+		 * When the generation held was asked for (its last log-in, for a token): its
+		 * ceiling is this plus the max TTL.
 		 */
 		@Nullable Instant generationStart;
 
@@ -235,7 +234,6 @@ final class LeaseMachine {
 			c.lossReported = this.lossReported;
 			c.shortWindowReported = this.shortWindowReported;
 			c.releasing = this.releasing;
-			c.lastAcquiredAt = this.lastAcquiredAt;
 			c.verifiedAt = this.verifiedAt;
 			c.generationStart = this.generationStart;
 			c.maxTtl = this.maxTtl;

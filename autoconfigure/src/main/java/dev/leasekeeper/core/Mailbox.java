@@ -42,18 +42,23 @@ final class Mailbox implements Runnable {
 
 	private final LeaseMachine machine;
 
-	private final @Nullable Duration increment;
-
-	private final RotationSequence consumers;
-
 	private final Notifier notifier;
 
-	private final TokenBinding binding;
+	/**
+	 * The lease's link to its token or to its dependents: made at once for a lease that
+	 * depends on a token, when the first dependent is built for a token, never for the
+	 * others.
+	 */
+	private volatile @Nullable TokenBinding binding;
 
 	/** Inputs waiting for the one being applied, made when first needed. */
 	private @Nullable ArrayDeque<LeaseInput> inbox;
 
-	private final CompletableFuture<LeaseSnapshot> firstGrant = new CompletableFuture<>();
+	/**
+	 * Completed by the first grant, then let go: asked for afterwards, a completed one is
+	 * made.
+	 */
+	private volatile @Nullable CompletableFuture<LeaseSnapshot> firstGrant = new CompletableFuture<>();
 
 	/** Made when first asked for: most leases are stopped once, at shutdown. */
 	private @Nullable CompletableFuture<Void> stopped;
@@ -64,8 +69,6 @@ final class Mailbox implements Runnable {
 	 */
 	private volatile LeaseMachine.State state = new LeaseMachine.State();
 
-	private volatile @Nullable String lastErrorClass;
-
 	private boolean draining;
 
 	/** Read by the worker threads too: an attempt abandoned meanwhile is never sent. */
@@ -75,9 +78,10 @@ final class Mailbox implements Runnable {
 	private final LeaseScheduler.Timer timer;
 
 	/**
-	 * When the armed timer is due: its instant, or when it was armed if that was later.
+	 * When the armed timer is due: the instant the state asked for, or when it was armed
+	 * if that was later.
 	 */
-	private @Nullable Instant timerDue;
+	private @Nullable Instant timerAt;
 
 	/** This lease's call on a worker: at most one at a time (scheduling thread only). */
 	private @Nullable Cancellable running;
@@ -94,26 +98,51 @@ final class Mailbox implements Runnable {
 	private @Nullable Cancellable offerBound;
 
 	/** The next call, started once the running one has returned. */
-	private @Nullable Runnable waiting;
+	private @Nullable Waiting waiting;
 
-	/** What the waiting call would do, and under which token generation. */
-	private @Nullable Op waitingOp;
-
-	private int waitingUnder;
-
-	private @Nullable Instant timerAt;
-
-	Mailbox(String name, LeaseSource source, LeaseScheduler scheduler, LeaseMachine machine,
-			@Nullable Duration increment, RotationSequence consumers, Notifier notifier, TokenBinding binding) {
+	Mailbox(String name, LeaseSource source, LeaseScheduler scheduler, LeaseMachine machine, Notifier notifier,
+			@Nullable ManagedLease token, @Nullable FollowedToken followed) {
 		this.name = name;
 		this.source = source;
 		this.scheduler = scheduler;
 		this.machine = machine;
-		this.increment = increment;
-		this.consumers = consumers;
 		this.notifier = notifier;
-		this.binding = binding;
 		this.timer = scheduler.timer(this);
+		if (token != null || followed != null) {
+			this.binding = new TokenBinding(this, token, followed);
+		}
+	}
+
+	String name() {
+		return this.name;
+	}
+
+	LeaseSource source() {
+		return this.source;
+	}
+
+	LeaseScheduler scheduler() {
+		return this.scheduler;
+	}
+
+	/** The binding of this lease, made for a token when its first dependent is built. */
+	synchronized TokenBinding binding() {
+		TokenBinding made = this.binding;
+		if (made == null) {
+			made = new TokenBinding(this, null, null);
+			this.binding = made;
+		}
+		return made;
+	}
+
+	/** The binding as it is: {@code null} for a lease without token or dependents. */
+	@Nullable TokenBinding tokenBinding() {
+		return this.binding;
+	}
+
+	@Nullable ManagedLease token() {
+		TokenBinding bound = this.binding;
+		return (bound != null) ? bound.token() : null;
 	}
 
 	LeaseSnapshot snapshot() {
@@ -125,12 +154,15 @@ final class Mailbox implements Runnable {
 		return this.state;
 	}
 
+	/** The error class of the last failed attempt since the last success. */
 	@Nullable String lastErrorClass() {
-		return this.lastErrorClass;
+		LeaseSourceException failure = this.state.lastFailure;
+		return (failure != null) ? failure.getErrorClass() : null;
 	}
 
 	CompletableFuture<LeaseSnapshot> firstGrant() {
-		return this.firstGrant;
+		CompletableFuture<LeaseSnapshot> pending = this.firstGrant;
+		return (pending != null) ? pending : CompletableFuture.completedFuture(snapshot().withoutData());
 	}
 
 	synchronized CompletableFuture<Void> stopped() {
@@ -170,11 +202,10 @@ final class Mailbox implements Runnable {
 
 	private void step(LeaseInput input) {
 		Instant now = this.scheduler.now();
-		LeaseMachine.Transition transition = this.machine.apply(this.state, input, now, this.binding.tokenView());
+		TokenBinding bound = this.binding;
+		LeaseMachine.Transition transition = this.machine.apply(this.state, input, now,
+				(bound != null) ? bound.tokenView() : null);
 		this.state = transition.state();
-		if (this.state.lastFailure != null) {
-			this.lastErrorClass = this.state.lastFailure.getErrorClass();
-		}
 		for (LeaseEffect effect : transition.effects()) {
 			run(effect);
 		}
@@ -185,7 +216,9 @@ final class Mailbox implements Runnable {
 			// so that a hung connection holds neither a worker nor the next attempt
 			this.running.cancel();
 		}
-		this.binding.afterTransition();
+		if (bound != null) {
+			bound.afterTransition();
+		}
 		String violation = LeaseMachine.violation(this.state);
 		if (violation != null) {
 			throw new IllegalStateException("Lease '" + this.name + "' " + violation + " after " + input);
@@ -197,19 +230,19 @@ final class Mailbox implements Runnable {
 		if (at != null && at.equals(this.timerAt)) {
 			return;
 		}
-		this.timerAt = at;
 		if (at == null) {
+			this.timerAt = null;
 			this.timer.disarm();
 			return;
 		}
-		this.timerDue = at.isBefore(now) ? now : at;
+		this.timerAt = at.isBefore(now) ? now : at;
 		this.timer.arm(at);
 	}
 
 	/** The lease's one timer fired. */
 	@Override
 	public void run() {
-		Instant due = this.timerDue;
+		Instant due = this.timerAt;
 		this.timerAt = null;
 		deliver(new LeaseInput.TimerFired((due != null) ? due : this.scheduler.now()));
 	}
@@ -231,18 +264,30 @@ final class Mailbox implements Runnable {
 			shutdown(shutdown.revoke(), shutdown.held());
 		}
 		else if (effect instanceof LeaseEffect.TellDependents tell) {
-			this.binding.tell(tell.news(), tell.generation(), tell.expiry(), tell.validUntil());
+			TokenBinding bound = this.binding;
+			if (bound != null) {
+				bound.tell(tell.news(), tell.generation(), tell.expiry(), tell.validUntil());
+			}
 		}
 		else if (effect instanceof LeaseEffect.VerifyToken verify) {
-			this.binding.verify(verify.generation());
+			TokenBinding bound = this.binding;
+			if (bound != null) {
+				bound.verify(verify.generation());
+			}
 		}
 		else if (effect instanceof LeaseEffect.FirstGrantFailed failed) {
-			this.firstGrant.completeExceptionally(failed.failure());
+			CompletableFuture<LeaseSnapshot> pending = this.firstGrant;
+			if (pending != null) {
+				// kept: asked for later, it tells why
+				pending.completeExceptionally(failed.failure());
+			}
 		}
 		else if (effect instanceof LeaseEffect.Notice notice) {
-			if (notice instanceof LeaseEffect.Acquired) {
-				// without the credential: the future lives as long as the lease
-				this.firstGrant.complete(snapshot().withoutData());
+			CompletableFuture<LeaseSnapshot> pending = this.firstGrant;
+			if (notice instanceof LeaseEffect.Acquired && pending != null && !pending.isDone()) {
+				// without the credential, and let go of once completed
+				pending.complete(snapshot().withoutData());
+				this.firstGrant = null;
 			}
 			this.notifier.notice(snapshot(), notice);
 		}
@@ -294,7 +339,7 @@ final class Mailbox implements Runnable {
 			}
 			return switch (this.op) {
 				case ACQUIRE -> Mailbox.this.source.acquire();
-				case RENEW -> Mailbox.this.source.renew(held(), Mailbox.this.increment);
+				case RENEW -> Mailbox.this.source.renew(held(), Mailbox.this.machine.settings().increment());
 				case VERIFY -> Mailbox.this.source.lookup(held());
 				case OFFER -> throw new IllegalStateException("an offer is not sent to the store");
 			};
@@ -307,14 +352,14 @@ final class Mailbox implements Runnable {
 
 		@Override
 		public void accept(@Nullable Grant result, @Nullable Exception failure) {
-			if (this.id != Mailbox.this.attempt && this.op == Op.ACQUIRE && result != null
-					&& Mailbox.this.waitingOp == Op.ACQUIRE && Mailbox.this.waitingUnder == this.under) {
+			Waiting next = Mailbox.this.waiting;
+			if (this.id != Mailbox.this.attempt && this.op == Op.ACQUIRE && result != null && next != null
+					&& next.op() == Op.ACQUIRE && next.under() == this.under) {
 				// an abandoned acquisition answered while the next one waits for it: its
 				// grant (counted from when it was sent) is that one's answer, and Vault
 				// is not asked twice
 				Mailbox.this.running = null;
 				Mailbox.this.waiting = null;
-				Mailbox.this.waitingOp = null;
 				deliver(new LeaseInput.Answered(this.op, result));
 				return;
 			}
@@ -346,9 +391,7 @@ final class Mailbox implements Runnable {
 			if (this.interruptible) {
 				this.running.cancel();
 			}
-			this.waiting = () -> dispatch(id, interruptible, call);
-			this.waitingOp = op;
-			this.waitingUnder = this.state.sentUnder;
+			this.waiting = new Waiting(op, this.state.sentUnder, () -> dispatch(id, interruptible, call));
 			return;
 		}
 		dispatch(id, interruptible, call);
@@ -363,12 +406,18 @@ final class Mailbox implements Runnable {
 	/** The running call returned: the one waiting for it may start. */
 	private void finished() {
 		this.running = null;
-		Runnable next = this.waiting;
+		Waiting next = this.waiting;
 		this.waiting = null;
-		this.waitingOp = null;
 		if (next != null) {
-			next.run();
+			next.start().run();
 		}
+	}
+
+	/**
+	 * A call waiting for the abandoned one to return: what it does, under which token
+	 * generation, and how it starts.
+	 */
+	private record Waiting(Op op, int under, Runnable start) {
 	}
 
 	private void offer(Held candidate, @Nullable Held previous) {
@@ -378,7 +427,7 @@ final class Mailbox implements Runnable {
 		Instant bound = consumerBound(candidate, previous);
 		start(id, Op.OFFER, true, () -> {
 			Cancellable call = this.scheduler.call(() -> {
-				this.consumers.accept(candidateSnapshot, previousSnapshot);
+				this.notifier.accept(candidateSnapshot, previousSnapshot);
 				return Boolean.TRUE;
 			}, (result, rejection) -> offered(id, candidate, rejection));
 			if (bound != null) {
@@ -430,10 +479,11 @@ final class Mailbox implements Runnable {
 
 	private void release(Held replaced, boolean revoke, @Nullable Instant revokeAt) {
 		LeaseSnapshot releasing = snapshotOf(replaced, LeaseState.REVOKED);
-		boolean deferred = revoke && this.binding.deferRevocation(replaced);
+		TokenBinding bound = this.binding;
+		boolean deferred = revoke && bound != null && bound.deferRevocation(replaced);
 		// the consumers let go (a pool drains, holding no thread while it waits), then
 		// the grant is revoked
-		this.scheduler.call(() -> this.consumers.release(releasing), (released, failure) -> {
+		this.scheduler.call(() -> this.notifier.release(releasing), (released, failure) -> {
 			CompletionStage<Void> done = (released != null) ? released : CompletableFuture.completedFuture(null);
 			done.whenComplete((ignored, drainFailure) -> this.scheduler.schedule(Instant.MIN,
 					() -> revokeReleased(replaced, revoke && !deferred, revokeAt)));
@@ -487,7 +537,8 @@ final class Mailbox implements Runnable {
 	}
 
 	private void shutdown(boolean revoke, @Nullable Grant held) {
-		List<Held> awaiting = this.binding.takeDeferred();
+		TokenBinding bound = this.binding;
+		List<Held> awaiting = (bound != null) ? bound.takeDeferred() : List.of();
 		// replaced grants whose revocation was spread out go now: nobody uses them
 		List<Held> spread = (this.delayed != null) ? List.copyOf(this.delayed) : List.of();
 		this.delayed = null;

@@ -19,10 +19,10 @@ import org.springframework.util.Assert;
  * A façade over four small parts: the {@link LeaseMachine} decides (a pure transition
  * table), the {@link Mailbox} runs one lease's inputs and effects on the
  * {@link LeaseScheduler}'s scheduling thread (one operation in flight, one timer), the
- * {@link RotationSequence} hands new grants to the synchronous consumers, and the
- * {@link TokenBinding} ties a secret lease to the token it was obtained under. Reads
- * ({@link #current()}, {@link #requireValidFor(Duration)}) see an immutable snapshot from
- * any thread.
+ * {@link Notifier} tells the listeners and hands new grants to the synchronous consumers,
+ * and the {@link TokenBinding} ties a secret lease to the token it was obtained under
+ * (only a lease that has a token or dependents has one). Reads ({@link #current()},
+ * {@link #requireValidFor(Duration)}) see an immutable snapshot from any thread.
  * <p>
  * States: {@code NEW → ACQUIRING → ACTIVE ⇄ RENEWING}; {@code RETRYING} while renewals
  * fail with time left; {@code CEILING → ROTATING → ACTIVE} (generation + 1);
@@ -35,29 +35,22 @@ import org.springframework.util.Assert;
  */
 public final class ManagedLease implements LeaseRenewer {
 
-	private final String name;
-
-	private final LeaseSource source;
-
-	private final LeaseScheduler scheduler;
-
-	private final TokenBinding binding;
+	/** It carries nothing: one for every request. */
+	private static final LeaseInput RENEW_REQUESTED = new LeaseInput.RenewRequested();
 
 	private final Mailbox mailbox;
 
 	private ManagedLease(Builder builder) {
-		this.name = builder.name;
-		this.source = builder.source;
-		this.scheduler = builder.scheduler;
-		this.binding = new TokenBinding(builder.token, builder.followedToken);
 		LeaseMachine machine = LeaseMachine.of(builder.policy, builder.increment, builder.onCeiling,
 				builder.reacquireOnLoss, builder.revokeReplaced, builder.token != null || builder.followedToken != null,
 				builder.refreshCause, builder.maxTtl, builder.random);
-		List<LeaseListener> listeners = List.copyOf(builder.listeners);
-		Notifier notifier = new Notifier(this.name, this.source.describe(), builder.onCeiling, listeners);
-		this.mailbox = new Mailbox(this.name, this.source, this.scheduler, machine, builder.increment,
-				new RotationSequence(listeners), notifier, this.binding);
-		this.binding.attach(this.mailbox, this);
+		Notifier notifier = new Notifier(builder.source.describe(), builder.onCeiling, builder.listeners);
+		this.mailbox = new Mailbox(builder.name, builder.source, builder.scheduler, machine, notifier, builder.token,
+				builder.followedToken);
+		TokenBinding binding = this.mailbox.tokenBinding();
+		if (binding != null) {
+			binding.attach(this);
+		}
 	}
 
 	/**
@@ -73,12 +66,12 @@ public final class ManagedLease implements LeaseRenewer {
 
 	@Override
 	public String getName() {
-		return this.name;
+		return this.mailbox.name();
 	}
 
 	@Override
 	public String describe() {
-		return this.source.describe();
+		return this.mailbox.source().describe();
 	}
 
 	@Override
@@ -89,9 +82,9 @@ public final class ManagedLease implements LeaseRenewer {
 	@Override
 	public LeaseSnapshot requireValidFor(Duration duration) {
 		LeaseSnapshot current = current();
-		if (!current.isValidFor(this.scheduler.now(), duration)) {
+		if (!current.isValidFor(this.mailbox.scheduler().now(), duration)) {
 			throw new LeaseExpiredException(current,
-					"Lease '" + this.name + "' (generation " + current.generation() + ", state " + current.state()
+					"Lease '" + getName() + "' (generation " + current.generation() + ", state " + current.state()
 							+ ") cannot vouch for its credential for " + duration
 							+ ((current.validUntil() != null) ? "; valid until " + current.validUntil() : ""));
 		}
@@ -103,7 +96,7 @@ public final class ManagedLease implements LeaseRenewer {
 	 * @return the token lease, or {@code null}
 	 */
 	public @Nullable ManagedLease getToken() {
-		return this.binding.token();
+		return this.mailbox.token();
 	}
 
 	/**
@@ -117,7 +110,8 @@ public final class ManagedLease implements LeaseRenewer {
 	/**
 	 * Return a future that completes with the first grant (without its credential fields:
 	 * read {@link #current()} for those), or exceptionally with the failure if the store
-	 * refused it permanently.
+	 * refused it permanently. Asked for once the first grant came, it is a completed
+	 * future of the lease as it is now (the first grant's is not kept).
 	 * @return the future
 	 */
 	public CompletableFuture<LeaseSnapshot> firstGrant() {
@@ -133,7 +127,7 @@ public final class ManagedLease implements LeaseRenewer {
 
 	@Override
 	public void renewNow() {
-		this.mailbox.post(new LeaseInput.RenewRequested());
+		this.mailbox.post(RENEW_REQUESTED);
 	}
 
 	@Override
@@ -164,10 +158,6 @@ public final class ManagedLease implements LeaseRenewer {
 
 	Mailbox mailbox() {
 		return this.mailbox;
-	}
-
-	TokenBinding binding() {
-		return this.binding;
 	}
 
 	/**

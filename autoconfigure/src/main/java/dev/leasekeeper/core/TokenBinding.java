@@ -30,17 +30,22 @@ final class TokenBinding {
 
 	private final @Nullable FollowedToken followed;
 
-	private @Nullable Mailbox own;
+	private final Mailbox own;
 
-	TokenBinding(@Nullable ManagedLease token, @Nullable FollowedToken followed) {
+	/**
+	 * Create the binding of a lease: to the token it depends on, if any, and to the
+	 * leases that will depend on it (made when the first of them is built, so that a
+	 * lease without a token and without dependents has none).
+	 */
+	TokenBinding(Mailbox own, @Nullable ManagedLease token, @Nullable FollowedToken followed) {
+		this.own = own;
 		this.token = token;
 		this.followed = followed;
 	}
 
-	void attach(Mailbox own, ManagedLease lease) {
-		this.own = own;
+	void attach(ManagedLease lease) {
 		if (this.token != null) {
-			this.token.binding().addDependent(lease);
+			this.token.mailbox().binding().addDependent(lease);
 		}
 		else if (this.followed != null) {
 			this.followed.attach(lease);
@@ -117,7 +122,7 @@ final class TokenBinding {
 	/** After each transition of a lease: the token may now revoke what it replaced. */
 	void afterTransition() {
 		if (this.token != null) {
-			this.token.binding().revokeIfMoved();
+			this.token.mailbox().binding().revokeIfMoved();
 		}
 		else if (this.followed == null) {
 			revokeIfMoved();
@@ -126,7 +131,7 @@ final class TokenBinding {
 
 	private void revokeIfMoved() {
 		Mailbox mailbox = this.own;
-		if (this.deferred == null || this.deferred.isEmpty() || mailbox == null) {
+		if (this.deferred == null || this.deferred.isEmpty()) {
 			return;
 		}
 		int current = mailbox.state().generation;

@@ -454,7 +454,7 @@ abstract class TransitionSupport {
 	}
 
 	Instant notBeforeRelogin(Instant at) {
-		Instant last = this.s.lastAcquiredAt;
+		Instant last = this.s.generationStart;
 		if (this.settings.dependent() || last == null) {
 			return at;
 		}

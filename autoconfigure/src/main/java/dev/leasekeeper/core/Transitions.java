@@ -2,6 +2,7 @@ package dev.leasekeeper.core;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
 import java.util.random.RandomGenerator;
 
 import org.jspecify.annotations.Nullable;
@@ -232,7 +233,6 @@ final class Transitions extends TransitionSupport {
 		this.s.fullTtl = grant.ttl();
 		clearFailures();
 		this.s.lossReported = false;
-		this.s.lastAcquiredAt = this.now;
 		this.s.generationStart = grant.obtainedAt();
 		if (this.token != null && next.tokenGeneration() != this.token.generation()) {
 			// the token changed while the consumers were taking this grant
@@ -329,7 +329,9 @@ final class Transitions extends TransitionSupport {
 		if (previous == null) {
 			return;
 		}
-		Grant grant = answer.data().isEmpty() ? answer.withData(previous.grant().data()) : answer;
+		Map<String, Object> data = previous.grant().data();
+		// a renewal's answer carries no credential: the one held goes on
+		Grant grant = (answer.data().isEmpty() && !data.isEmpty()) ? answer.withData(data) : answer;
 		Held next = previous.withGrant(grant, this.schedule);
 		this.s.held = next;
 		int attempts = this.s.failures + 1;
