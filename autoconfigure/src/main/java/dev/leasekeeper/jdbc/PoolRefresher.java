@@ -176,10 +176,13 @@ public final class PoolRefresher implements LeaseListener {
 		}
 		HikariDataSource pool = build(candidate);
 		warm(pool, serving, warmBudget(previous));
-		if (Thread.currentThread().isInterrupted()) {
+		if (Thread.interrupted()) {
 			// the engine gave up on this offer (the grant it replaces ran out): the new
-			// grant will be revoked, so its pool must never serve
+			// grant will be revoked, so its pool must never serve. Closed with the
+			// interrupt cleared (HikariCP would stop waiting for the connections it is
+			// opening, and say so), then the interrupt is kept
 			pool.close();
+			Thread.currentThread().interrupt();
 			throw new IllegalStateException("Lease '" + candidate.name() + "' generation " + candidate.generation()
 					+ ": interrupted while its pool opened its connections");
 		}

@@ -151,6 +151,71 @@ class PoolRefresherIntegrationTests {
 		});
 	}
 
+	@Test
+	void anOfferInterruptedWhileTheNewPoolOpensItsConnectionsNeverServesAndItsPoolIsClosed() throws Exception {
+		try (Connection admin = vault.adminDataSource().getConnection();
+				Statement statement = admin.createStatement()) {
+			statement.execute("CREATE ROLE slow_orders LOGIN PASSWORD 'slow-orders-password'");
+			statement.execute("GRANT SELECT ON orders TO slow_orders");
+		}
+		// the new credential's first connection opens at once, each later one takes
+		// 5 s: the refresher's warm-up waits for them when the engine gives up on it
+		this.runner
+			.withPropertyValues("spring.datasource.hikari.connection-init-sql=SELECT pg_sleep(CASE WHEN current_user"
+					+ " = 'slow_orders' AND (SELECT count(*) FROM pg_stat_activity WHERE usename = current_user) > 1"
+					+ " THEN 5 ELSE 0 END)")
+			.run((context) -> {
+				PoolRefresher refresher = context.getBean(PoolRefresher.class);
+				LeasedDataSource dataSource = context.getBean(LeasedDataSource.class);
+				LeaseRenewer renewer = context.getBean("ordersDbLeaseRenewer", LeaseRenewer.class);
+				LeaseSnapshot current = renewer.current();
+				String servingUser = (String) current.data().get("username");
+				await().atMost(Duration.ofSeconds(10)).until(() -> backendsOf(servingUser).size() == 10);
+				Object servingPool = dataSource.getPool();
+				LeaseSnapshot candidate = new LeaseSnapshot(current.name(), current.generation() + 1,
+						"database/creds/orders/slow", LeaseState.ACTIVE, current.obtainedAt(), current.ttl(),
+						current.expiry(), current.validUntil(), null,
+						Map.of("username", "slow_orders", "password", "slow-orders-password"));
+				AtomicReference<Throwable> outcome = new AtomicReference<>();
+				CountDownLatch returned = new CountDownLatch(1);
+				// as a worker runs the offer, interrupted as the engine does when the
+				// grant
+				// it replaces runs out
+				Thread worker = new Thread(() -> {
+					try {
+						refresher.accept(candidate, current);
+					}
+					catch (Throwable ex) {
+						outcome.set(ex);
+					}
+					returned.countDown();
+				}, "offer");
+				worker.start();
+				// the new pool validated its first connection, and the warm-up waits for
+				// the
+				// next one
+				await().atMost(Duration.ofSeconds(10))
+					.until(() -> backendsOf("slow_orders").size() >= 2
+							&& worker.getState() == Thread.State.TIMED_WAITING
+							&& java.util.Arrays.stream(worker.getStackTrace())
+								.anyMatch((frame) -> frame.getMethodName().equals("warm")));
+				worker.interrupt();
+				assertThat(returned.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+				assertThat(outcome.get()).isInstanceOf(IllegalStateException.class)
+					.hasMessageContaining("interrupted while its pool opened its connections")
+					.hasMessageNotContaining("slow-orders-password");
+				assertThat(dataSource.getPool()).isSameAs(servingPool);
+				try (Connection connection = dataSource.getConnection();
+						ResultSet result = connection.createStatement().executeQuery("SELECT current_user")) {
+					result.next();
+					assertThat(result.getString(1)).isEqualTo(servingUser);
+				}
+				// the new pool was closed: none of its connections stays once its log-ins
+				// end
+				await().atMost(Duration.ofSeconds(15)).until(() -> backendsOf("slow_orders").isEmpty());
+			});
+	}
+
 	/**
 	 * Start eight threads that run {@code sql} (its first column the current user) until
 	 * {@code running} is false, telling each answer's user or each failure.
