@@ -77,11 +77,14 @@ final class Mailbox implements Runnable {
 	/** The lease's one timer, re-armed in place by each transition. */
 	private final LeaseScheduler.Timer timer;
 
-	/**
-	 * When the armed timer is due: the instant the state asked for, or when it was armed
-	 * if that was later.
-	 */
+	/** The instant the state asked the armed timer for. */
 	private @Nullable Instant timerAt;
+
+	/**
+	 * When the armed timer is due: that instant, or when it was armed if that was later
+	 * (a pause after that makes it late).
+	 */
+	private @Nullable Instant timerDue;
 
 	/** This lease's call on a worker: at most one at a time (scheduling thread only). */
 	private @Nullable Cancellable running;
@@ -230,19 +233,19 @@ final class Mailbox implements Runnable {
 		if (at != null && at.equals(this.timerAt)) {
 			return;
 		}
+		this.timerAt = at;
 		if (at == null) {
-			this.timerAt = null;
 			this.timer.disarm();
 			return;
 		}
-		this.timerAt = at.isBefore(now) ? now : at;
+		this.timerDue = at.isBefore(now) ? now : at;
 		this.timer.arm(at);
 	}
 
 	/** The lease's one timer fired. */
 	@Override
 	public void run() {
-		Instant due = this.timerAt;
+		Instant due = this.timerDue;
 		this.timerAt = null;
 		deliver(new LeaseInput.TimerFired((due != null) ? due : this.scheduler.now()));
 	}

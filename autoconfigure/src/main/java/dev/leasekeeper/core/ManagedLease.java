@@ -100,8 +100,9 @@ public final class ManagedLease implements LeaseRenewer {
 	}
 
 	/**
-	 * Return the error class of the last failed attempt, for start-up diagnostics.
-	 * @return the error class, or {@code null} if no attempt failed
+	 * Return the error class of the last failed attempt since the last success, for
+	 * start-up diagnostics.
+	 * @return the error class, or {@code null} if no attempt failed since
 	 */
 	public @Nullable String getLastErrorClass() {
 		return this.mailbox.lastErrorClass();
