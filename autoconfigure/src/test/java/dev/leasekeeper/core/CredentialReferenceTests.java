@@ -8,8 +8,8 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * What outlives a grant holds no credential: the first-grant future lives as long as the
- * lease.
+ * What outlives a grant holds no credential; the first-grant future is not kept once it
+ * completed.
  */
 class CredentialReferenceTests {
 
@@ -24,6 +24,31 @@ class CredentialReferenceTests {
 		assertThat(first.generation()).isEqualTo(1);
 		assertThat(first.leaseId()).isEqualTo(lease.current().leaseId());
 		assertThat(first.data()).isEmpty();
+	}
+
+	@Test
+	void aFutureAskedForBeforeTheFirstGrantCompletesWithItAndOneAskedForLaterWithTheLeaseAsItIsNow() throws Exception {
+		this.fixture.vault.role("orders", Duration.ofHours(1), Duration.ofHours(24));
+		ManagedLease lease = this.fixture.secretLease("orders", "orders").build();
+		lease.start();
+		java.util.concurrent.CompletableFuture<LeaseSnapshot> early = lease.firstGrant();
+		assertThat(early).isNotDone();
+		this.fixture.scheduler.runDue();
+		assertThat(early.get(1, TimeUnit.SECONDS).generation()).isEqualTo(1);
+		lease.rotateNow(RotationCause.REJECTED);
+		this.fixture.scheduler.runDue();
+		assertThat(lease.current().generation()).isEqualTo(2);
+		LeaseSnapshot later = lease.firstGrant().get(1, TimeUnit.SECONDS);
+		assertThat(later.generation()).isEqualTo(2);
+		assertThat(later.leaseId()).isEqualTo(lease.current().leaseId());
+		assertThat(later.data()).isEmpty();
+	}
+
+	@Test
+	void aFirstGrantRefusedStaysFailedWhenAskedForLater() {
+		ManagedLease lease = this.fixture.started(this.fixture.secretLease("orders", "no-such-role"));
+		assertThat(lease.firstGrant()).isCompletedExceptionally();
+		assertThat(lease.firstGrant()).isCompletedExceptionally();
 	}
 
 }
