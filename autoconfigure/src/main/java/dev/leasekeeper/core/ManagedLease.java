@@ -102,7 +102,7 @@ public final class ManagedLease implements LeaseRenewer {
 	/**
 	 * Return the error class of the last failed attempt since the last success, for
 	 * start-up diagnostics.
-	 * @return the error class, or {@code null} if no attempt failed since
+	 * @return the error class, or {@code null} if no attempt failed since then
 	 */
 	public @Nullable String getLastErrorClass() {
 		return this.mailbox.lastErrorClass();
