@@ -138,9 +138,12 @@ final class Mailbox implements Runnable {
 		return made;
 	}
 
-	/** The binding as it is: {@code null} for a lease without token or dependents. */
-	@Nullable TokenBinding tokenBinding() {
-		return this.binding;
+	/** Tie the lease to the token it depends on, if it has one. */
+	void attach(ManagedLease lease) {
+		TokenBinding bound = this.binding;
+		if (bound != null) {
+			bound.attach(lease);
+		}
 	}
 
 	@Nullable ManagedLease token() {

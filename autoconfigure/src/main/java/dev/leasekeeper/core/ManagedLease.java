@@ -47,10 +47,7 @@ public final class ManagedLease implements LeaseRenewer {
 		Notifier notifier = new Notifier(builder.source.describe(), builder.onCeiling, builder.listeners);
 		this.mailbox = new Mailbox(builder.name, builder.source, builder.scheduler, machine, notifier, builder.token,
 				builder.followedToken);
-		TokenBinding binding = this.mailbox.tokenBinding();
-		if (binding != null) {
-			binding.attach(this);
-		}
+		this.mailbox.attach(this);
 	}
 
 	/**

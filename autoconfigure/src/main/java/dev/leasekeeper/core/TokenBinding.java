@@ -130,11 +130,10 @@ final class TokenBinding {
 	}
 
 	private void revokeIfMoved() {
-		Mailbox mailbox = this.own;
 		if (this.deferred == null || this.deferred.isEmpty()) {
 			return;
 		}
-		int current = mailbox.state().generation;
+		int current = this.own.state().generation;
 		for (ManagedLease dependent : this.dependents) {
 			LeaseMachine.State state = dependent.mailbox().state();
 			// a lease being verified (its timer fired late) may still come back on it
@@ -151,7 +150,7 @@ final class TokenBinding {
 		}
 		// every dependent is on the current token: each token it replaced can go
 		for (Held replaced : takeDeferred()) {
-			mailbox.revokeReplaced(replaced);
+			this.own.revokeReplaced(replaced);
 		}
 	}
 
