@@ -168,7 +168,8 @@ public final class LeasekeeperFleetAutoConfiguration {
 					this.scheduler, fleet.getFailoverWindow(), new SplittableRandom(),
 					(elected) -> new GroupLeader(new GroupLeader.Spec(name, lease.getPath(), group, tokenRole, store,
 							vault, this.scheduler, Clock.systemUTC(), lease.policy(defaults),
-							this.properties.getToken().policy(defaults), lease.getIncrement(), validator(name), () -> {
+							this.properties.getToken().policy(defaults), lease.getIncrement(), lease.getMaxTtl(),
+							validator(name), () -> {
 								// this instance's own pool takes the new grant at once
 								ManagedLease own = view.get();
 								if (own != null) {

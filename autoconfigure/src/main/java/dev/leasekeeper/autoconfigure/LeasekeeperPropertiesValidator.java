@@ -130,10 +130,6 @@ final class LeasekeeperPropertiesValidator {
 				reject(prefix + ".max-ttl", lease.getMaxTtl(),
 						"is for dynamic leases: a static role's credential has no max TTL");
 			}
-			else if (lease.getMaxTtl() != null && lease.getSharing() == Sharing.GROUP) {
-				reject(prefix + ".max-ttl", lease.getMaxTtl(),
-						"is not used with sharing: group (the group's leader learns it at the first ceiling); remove it");
-			}
 			if (lease.getSharing() == Sharing.GROUP) {
 				group(prefix, lease);
 				grouped = (grouped != null) ? grouped : prefix;

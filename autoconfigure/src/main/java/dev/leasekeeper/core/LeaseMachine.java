@@ -65,17 +65,17 @@ final class LeaseMachine {
 	 */
 	static LeaseMachine of(RenewalPolicy policy, @Nullable Duration increment, CeilingAction onCeiling,
 			boolean reacquireOnLoss, boolean revokeReplaced, boolean dependent, RotationCause refreshCause,
-			@Nullable Duration maxTtl, RandomGenerator random) {
+			@Nullable Duration maxTtl, boolean adoptsFirstGrant, RandomGenerator random) {
 		if (random != ThreadLocalRandom.current()) {
 			return new LeaseMachine(new Settings(new RenewalSchedule(policy), increment, onCeiling, reacquireOnLoss,
-					revokeReplaced, dependent, refreshCause, maxTtl), random);
+					revokeReplaced, dependent, refreshCause, maxTtl, adoptsFirstGrant), random);
 		}
 		List<Object> key = Arrays.asList(policy, increment, onCeiling, reacquireOnLoss, revokeReplaced, dependent,
-				refreshCause, maxTtl);
+				refreshCause, maxTtl, adoptsFirstGrant);
 		LeaseMachine machine = shared.get(key);
 		if (machine == null) {
 			machine = new LeaseMachine(new Settings(new RenewalSchedule(policy), increment, onCeiling, reacquireOnLoss,
-					revokeReplaced, dependent, refreshCause, maxTtl), random);
+					revokeReplaced, dependent, refreshCause, maxTtl, adoptsFirstGrant), random);
 			if (shared.size() < MOST_SHARED) {
 				LeaseMachine first = shared.putIfAbsent(key, machine);
 				machine = (first != null) ? first : machine;
@@ -133,16 +133,19 @@ final class LeaseMachine {
 
 	/**
 	 * The fixed settings of one lease; {@code maxTtl} is the max TTL the application
-	 * declared, if any, which lets the first generation rotate in its own slot too.
+	 * declared, if any, which lets the first generation rotate in its own slot too;
+	 * {@code adoptsFirstGrant} says that the first grant may have been issued before this
+	 * lease obtained it (a fleet's new leader takes over the published grant), so that
+	 * its start, hence its ceiling, is unknown.
 	 */
 	record Settings(RenewalSchedule schedule, @Nullable Duration increment, CeilingAction onCeiling,
 			boolean reacquireOnLoss, boolean revokeReplaced, boolean dependent, RotationCause refreshCause,
-			@Nullable Duration maxTtl) {
+			@Nullable Duration maxTtl, boolean adoptsFirstGrant) {
 
 		Settings(RenewalSchedule schedule, @Nullable Duration increment, CeilingAction onCeiling,
 				boolean reacquireOnLoss, boolean revokeReplaced, boolean dependent) {
 			this(schedule, increment, onCeiling, reacquireOnLoss, revokeReplaced, dependent,
-					RotationCause.STATIC_ROTATION, null);
+					RotationCause.STATIC_ROTATION, null, false);
 		}
 
 	}
@@ -198,7 +201,8 @@ final class LeaseMachine {
 
 		/**
 		 * When the generation held was asked for (its last log-in, for a token): its
-		 * ceiling is this plus the max TTL.
+		 * ceiling is this plus the max TTL; {@code null} for an adopted grant, whose
+		 * start is unknown.
 		 */
 		@Nullable Instant generationStart;
 

@@ -43,7 +43,7 @@ public final class ManagedLease implements LeaseRenewer {
 	private ManagedLease(Builder builder) {
 		LeaseMachine machine = LeaseMachine.of(builder.policy, builder.increment, builder.onCeiling,
 				builder.reacquireOnLoss, builder.revokeReplaced, builder.token != null || builder.followedToken != null,
-				builder.refreshCause, builder.maxTtl, builder.random);
+				builder.refreshCause, builder.maxTtl, builder.adoptsFirstGrant, builder.random);
 		Notifier notifier = new Notifier(builder.source.describe(), builder.onCeiling, builder.listeners);
 		this.mailbox = new Mailbox(builder.name, builder.source, builder.scheduler, machine, notifier, builder.token,
 				builder.followedToken);
@@ -192,6 +192,8 @@ public final class ManagedLease implements LeaseRenewer {
 
 		private @Nullable Duration maxTtl;
 
+		private boolean adoptsFirstGrant;
+
 		private Builder(String name, LeaseSource source, LeaseScheduler scheduler) {
 			Assert.hasText(name, "'name' must not be empty");
 			Assert.notNull(source, "'source' must not be null");
@@ -234,6 +236,21 @@ public final class ManagedLease implements LeaseRenewer {
 		public Builder maxTtl(@Nullable Duration maxTtl) {
 			Assert.isTrue(maxTtl == null || (!maxTtl.isNegative() && !maxTtl.isZero()), "'maxTtl' must be positive");
 			this.maxTtl = maxTtl;
+			return this;
+		}
+
+		/**
+		 * Say that the lease's first grant may be one somebody else obtained earlier (a
+		 * fleet's new leader takes over the grant its group uses): its ceiling is then
+		 * neither predicted from when it was obtained nor learnt from it, since its age
+		 * is unknown; the first ceiling is met at the capped answer, and learnt from the
+		 * next generation. Without this, a max TTL learnt from an old grant would be
+		 * short by its age, and every later generation would rotate that much early.
+		 * @param adoptsFirstGrant whether the first grant may be adopted
+		 * @return this builder
+		 */
+		public Builder adoptsFirstGrant(boolean adoptsFirstGrant) {
+			this.adoptsFirstGrant = adoptsFirstGrant;
 			return this;
 		}
 
@@ -313,10 +330,6 @@ public final class ManagedLease implements LeaseRenewer {
 		}
 
 		/**
-		 * Build the lease; it does nothing until {@link ManagedLease#start()}.
-		 * @return the lease
-		 */
-		/**
 		 * Set the cause a new credential read at a grant's {@link Grant#refreshAfter()
 		 * refreshAfter} is published with: a static role's rotation
 		 * ({@link RotationCause#STATIC_ROTATION}, the default), or a fleet's leader's new
@@ -330,6 +343,10 @@ public final class ManagedLease implements LeaseRenewer {
 			return this;
 		}
 
+		/**
+		 * Build the lease; it does nothing until {@link ManagedLease#start()}.
+		 * @return the lease
+		 */
 		public ManagedLease build() {
 			return new ManagedLease(this);
 		}

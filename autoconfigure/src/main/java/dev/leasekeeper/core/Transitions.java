@@ -233,7 +233,12 @@ final class Transitions extends TransitionSupport {
 		this.s.fullTtl = grant.ttl();
 		clearFailures();
 		this.s.lossReported = false;
-		this.s.generationStart = grant.obtainedAt();
+		// a grant taken over from somebody else was issued before it was obtained: its
+		// ceiling is neither predicted nor learnt from when it was obtained (a max TTL
+		// learnt so would be short by its age, and every later generation would rotate
+		// that much early)
+		this.s.generationStart = (previousGeneration == 0 && this.settings.adoptsFirstGrant()) ? null
+				: grant.obtainedAt();
 		if (this.token != null && next.tokenGeneration() != this.token.generation()) {
 			// the token changed while the consumers were taking this grant
 			this.s.pending = Op.ACQUIRE;

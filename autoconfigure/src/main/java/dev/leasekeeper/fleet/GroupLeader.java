@@ -81,12 +81,15 @@ public final class GroupLeader {
 	 * @param policy the lease's renewal policy
 	 * @param tokenPolicy the group token's renewal policy
 	 * @param increment the TTL to ask for at each renewal, or {@code null}
+	 * @param maxTtl the lease's max TTL when the application declares it, or {@code null}
+	 * to learn it from the first ceiling
 	 * @param validator checks a new grant's credential before it is published
 	 * @param published told after each publication of a new grant
 	 */
 	public record Spec(String lease, String path, String group, String tokenRole, GroupStore store,
 			VaultOperations vault, LeaseScheduler scheduler, Clock wallClock, RenewalPolicy policy,
-			RenewalPolicy tokenPolicy, @Nullable Duration increment, Validator validator, Runnable published) {
+			RenewalPolicy tokenPolicy, @Nullable Duration increment, @Nullable Duration maxTtl, Validator validator,
+			Runnable published) {
 	}
 
 	/**
@@ -145,6 +148,8 @@ public final class GroupLeader {
 					this.spec.scheduler())
 			.policy(this.spec.tokenPolicy())
 			.revokeReplaced(false)
+			// the published token, when still valid, is taken over at its age
+			.adoptsFirstGrant(true)
 			.build();
 		SecretLeaseSource leases = new SecretLeaseSource(vault, this.spec.path(), this.spec.scheduler().clock(),
 				() -> tokenOf(groupToken));
@@ -152,6 +157,10 @@ public final class GroupLeader {
 			.builder(this.spec.lease() + "/group", new Adopting(leases, groupToken), this.spec.scheduler())
 			.policy(this.spec.policy())
 			.increment(this.spec.increment())
+			.maxTtl(this.spec.maxTtl())
+			// the published grant is taken over at its age: its ceiling is not learnt
+			// from it
+			.adoptsFirstGrant(true)
 			.onCeiling(CeilingAction.ROTATE)
 			.token(groupToken)
 			.revokeReplaced(false)

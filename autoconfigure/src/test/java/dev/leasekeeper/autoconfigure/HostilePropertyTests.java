@@ -93,9 +93,6 @@ class HostilePropertyTests {
 		durationCases(cases, LEASE + ".max-ttl", false);
 		cases.add(
 				new Case("on a static role", LEASE + ".max-ttl", "24h", LEASE + ".path=database/static-creds/billing"));
-		cases.add(new Case("with sharing: group", LEASE + ".max-ttl", "24h", LEASE + ".sharing=group",
-				"leasekeeper.fleet.token-role=group", "leasekeeper.fleet.lock.url=jdbc:postgresql://localhost/locks",
-				"spring.application.name=orders"));
 		cases.add(new Case("unknown enum", LEASE + ".on-ceiling", "sometimes"));
 		cases.add(new Case("unknown enum", LEASE + ".kind", "sometimes"));
 		cases.add(new Case("static for a dynamic path", LEASE + ".kind", "static"));

@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -269,6 +270,63 @@ class RotationTests {
 		Duration span = Duration.between(rotations.get(0), rotations.get(rotations.size() - 1));
 		assertThat(span).isGreaterThan(Duration.ofMinutes(10));
 		assertThat(perMinuteMax).isLessThan(30);
+	}
+
+	@Test
+	void aGrantTakenOverLateInItsLifeTeachesNoCeilingAndTheNextGenerationsLiveToTheirOwn() throws Exception {
+		this.fixture.vault.role("orders", HOUR, Duration.ofHours(3));
+		LeaseSource vault = this.fixture.vault.secrets("orders", () -> null);
+		// another instance (the group's last leader) obtained the lease and renewed it
+		// until 50 min before its ceiling
+		Grant earlier = vault.acquire();
+		for (int i = 0; i < 3; i++) {
+			this.fixture.advance(Duration.ofMinutes(40));
+			vault.renew(earlier, null);
+		}
+		this.fixture.advance(Duration.ofMinutes(10));
+		Instant expiry = EngineFixture.START.plus(Duration.ofHours(3));
+		LeaseSource adopting = new LeaseSource() {
+
+			private boolean adopted;
+
+			@Override
+			public Grant acquire() throws LeaseSourceException {
+				if (this.adopted) {
+					return vault.acquire();
+				}
+				// what a new leader does: the published grant, with what is left of it
+				this.adopted = true;
+				Instant now = RotationTests.this.fixture.now();
+				return new Grant(earlier.leaseId(), Duration.between(now, expiry), true, earlier.data(), List.of(),
+						now);
+			}
+
+			@Override
+			public Grant renew(Grant current, @Nullable Duration increment) throws LeaseSourceException {
+				return vault.renew(current, increment);
+			}
+
+			@Override
+			public void revoke(Grant current) throws LeaseSourceException {
+				vault.revoke(current);
+			}
+
+		};
+		ManagedLease lease = this.fixture.started(ManagedLease.builder("orders", adopting, this.fixture.scheduler)
+			.listener(this.fixture.listener)
+			.random(new java.util.SplittableRandom(7))
+			.adoptsFirstGrant(true));
+		Instant end = this.fixture.now().plus(Duration.ofHours(24));
+		while (this.fixture.now().isBefore(end)) {
+			this.fixture.advanceTo(lease.current().nextActionAt());
+		}
+		// the adopted grant rotated at its capped answer; generation 2 revealed the real
+		// max TTL (3 h) and every later one lived close to it: learnt from the adopted
+		// grant (50 min "from its start") every generation rotated at its first renewal,
+		// 38 generations in these 24 h
+		assertThat(this.fixture.listener.renewals).filteredOn(LeaseRenewal::capped).hasSize(2);
+		assertThat(lease.current().generation()).isBetween(9, 11);
+		assertThat(this.fixture.listener.events).noneMatch((event) -> event.startsWith("lost"));
 	}
 
 }

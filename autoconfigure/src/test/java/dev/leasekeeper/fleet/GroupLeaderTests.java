@@ -83,7 +83,7 @@ class GroupLeaderTests {
 				Duration.ofSeconds(3), this.scheduler, Duration.ofSeconds(2), new SplittableRandom(1),
 				(elected) -> new GroupLeader(new GroupLeader.Spec("orders-db", "database/creds/orders", "checks",
 						"checks-group", store, template, this.scheduler, Clock.systemUTC(), RenewalPolicy.defaults(),
-						RenewalPolicy.defaults(), null, validator, () -> {
+						RenewalPolicy.defaults(), null, null, validator, () -> {
 						}), elected));
 		this.member.open();
 		this.member.observed(null, Instant.now());

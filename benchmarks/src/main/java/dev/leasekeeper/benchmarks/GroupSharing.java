@@ -145,7 +145,7 @@ final class GroupSharing {
 						Duration.ofSeconds(3), scheduler, Duration.ofSeconds(5), new SplittableRandom(i),
 						(elected) -> new GroupLeader(new GroupLeader.Spec("orders-db", "database/creds/orders", "bench",
 								"bench-group", store, client, scheduler, Clock.systemUTC(), RenewalPolicy.defaults(),
-								RenewalPolicy.defaults(), null, (data) -> {
+								RenewalPolicy.defaults(), null, null, (data) -> {
 								}, () -> {
 								}), elected));
 				ManagedLease view = ManagedLease
