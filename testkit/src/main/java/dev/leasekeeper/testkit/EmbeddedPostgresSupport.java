@@ -31,6 +31,10 @@ public final class EmbeddedPostgresSupport {
 		try {
 			Path directory = Files.createTempDirectory("leasekeeper-pg-hba");
 			Path hba = directory.resolve("pg_hba.conf");
+			// gone with the JVM (deleted in the reverse order: the file, then its
+			// directory), not left behind in the temporary directory by every run
+			directory.toFile().deleteOnExit();
+			hba.toFile().deleteOnExit();
 			Files.writeString(hba, """
 					# TYPE  DATABASE  USER      ADDRESS        METHOD
 					local   all       postgres                 trust
