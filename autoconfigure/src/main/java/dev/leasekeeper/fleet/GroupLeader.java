@@ -149,7 +149,7 @@ public final class GroupLeader {
 			.policy(this.spec.tokenPolicy())
 			.revokeReplaced(false)
 			// the published token, when still valid, is taken over at its age
-			.adoptsFirstGrant(true)
+			.adoptsFirstGrant(current != null)
 			.build();
 		SecretLeaseSource leases = new SecretLeaseSource(vault, this.spec.path(), this.spec.scheduler().clock(),
 				() -> tokenOf(groupToken));
@@ -158,9 +158,10 @@ public final class GroupLeader {
 			.policy(this.spec.policy())
 			.increment(this.spec.increment())
 			.maxTtl(this.spec.maxTtl())
-			// the published grant is taken over at its age: its ceiling is not learnt
-			// from it
-			.adoptsFirstGrant(true)
+			// a published grant is taken over at its age: its ceiling is not learnt from
+			// it (the group's first leader obtains a new one: its max TTL is used at
+			// once)
+			.adoptsFirstGrant(current != null)
 			.onCeiling(CeilingAction.ROTATE)
 			.token(groupToken)
 			.revokeReplaced(false)
