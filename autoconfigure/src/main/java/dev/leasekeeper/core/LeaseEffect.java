@@ -95,6 +95,13 @@ sealed interface LeaseEffect {
 	record Late(Duration lateness, boolean pastValidity) implements Notice {
 	}
 
+	/**
+	 * The store gave back the credential held when asked for a new one: it is kept until
+	 * {@code validUntil}, then lost.
+	 */
+	record CannotBeReplaced(Instant validUntil) implements Notice {
+	}
+
 	/** A window is shorter than what can be kept alive. */
 	record WindowTooShort(Duration window) implements Notice {
 	}

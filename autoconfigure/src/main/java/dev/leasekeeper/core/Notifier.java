@@ -99,6 +99,12 @@ final class Notifier {
 					+ " (a pause, a suspend or an overloaded host)");
 			tell(lease, (listener) -> listener.onTimerLate(lease, late.lateness()));
 		}
+		else if (notice instanceof LeaseEffect.CannotBeReplaced end) {
+			logger.warn(describe(lease) + ": asked for a new grant, the store gave back"
+					+ " the one held (a token given in configuration cannot be replaced); it is used until "
+					+ end.validUntil() + ", then lost. Log in with a method that makes new tokens (AppRole,"
+					+ " Kubernetes) to keep access past it");
+		}
 		else if (notice instanceof LeaseEffect.WindowTooShort tooShort) {
 			logger.warn("Lease '" + lease.name() + "': its window of " + tooShort.window() + " is shorter than the "
 					+ RenewalSchedule.SHORTEST_WINDOW + " Leasekeeper can keep alive: a renewal that does not come"

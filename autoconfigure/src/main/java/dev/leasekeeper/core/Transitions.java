@@ -206,9 +206,21 @@ final class Transitions extends TransitionSupport {
 			return;
 		}
 		Held held = this.s.held;
-		if (grant.refreshAfter() != null && held != null && usable() && sameCredential(held.grant(), grant)) {
-			refreshed(grant);
-			return;
+		if (held != null && sameCredential(held.grant(), grant)) {
+			if (grant.refreshAfter() != null && usable()) {
+				refreshed(grant);
+				return;
+			}
+			if (grant.refreshAfter() == null && usable()) {
+				irreplaceable();
+				return;
+			}
+			if (grant.refreshAfter() == null && this.s.ceilingReportedFor == held.generation()) {
+				// the credential lost at its end, given back for what little it has left:
+				// taken again, it would be lost again, sooner each time
+				planAfter(grant);
+				return;
+			}
 		}
 		Held candidate = Held.of(grant, this.s.generation + 1, this.s.sentUnder,
 				(this.token != null) ? this.token.expiry() : null,
@@ -310,6 +322,43 @@ final class Transitions extends TransitionSupport {
 		if (this.s.pending == Op.RENEW || this.s.pending == Op.VERIFY) {
 			this.s.pending = null;
 		}
+		runPending();
+	}
+
+	/**
+	 * An acquisition gave back the credential held (a token given in configuration: its
+	 * log-in is a look-up of that same token): the store has no other to give. It is not
+	 * a new generation (the dependents keep their grants); it is renewed on as before,
+	 * and once it cannot be (its ceiling, a refusal), kept until it ends, with no further
+	 * request: asking again would only bring it back, as often as the store answers.
+	 */
+	void irreplaceable() {
+		Held held = this.s.held;
+		clearFailures();
+		this.s.state = LeaseState.ACTIVE;
+		if (this.s.pending == Op.ACQUIRE) {
+			this.s.pending = null;
+		}
+		// at its ceiling, or its renewal refused: nothing more to ask for it
+		boolean ended = this.s.ceilingReportedFor == held.generation();
+		if (ended || !held.grant().renewable()) {
+			this.effects.add(new LeaseEffect.CannotBeReplaced(held.validUntil()));
+			plan(Next.EXPIRE, held.validUntil());
+		}
+		else {
+			planRenewal(this.schedule.nextRenewal(held.grant(), random()));
+		}
+		runPending();
+	}
+
+	/**
+	 * A lost credential at its end came back from an acquisition: the next one is asked
+	 * for once the store can no longer give it back (its expiry), a retry interval later.
+	 */
+	void planAfter(Grant gaveBack) {
+		Instant expiry = gaveBack.expiry();
+		Instant from = (expiry != null && expiry.isAfter(this.now)) ? expiry : this.now;
+		plan(Next.ACQUIRE, from.plus(this.schedule.budget(this.s.fullTtl).retryInitialInterval()));
 		runPending();
 	}
 

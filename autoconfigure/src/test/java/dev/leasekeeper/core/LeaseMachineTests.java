@@ -109,6 +109,23 @@ class LeaseMachineTests {
 						Send.class),
 				row("rotating + acquired → offered to the consumers", rotating(), answered(Op.ACQUIRE, NEW_GRANT),
 						RENEWAL, null, LeaseState.ROTATING, Offer.class),
+				row("rotating at the ceiling + the held credential given back → kept to its end, nothing offered",
+						(s) -> {
+							rotating().apply(s);
+							s.ceilingReportedFor = 1;
+							s.cause = RotationCause.CEILING;
+							return s;
+						}, answered(Op.ACQUIRE, sameCredential(RENEWAL)), RENEWAL, null, LeaseState.ACTIVE,
+						LeaseEffect.CannotBeReplaced.class),
+				row("rotating before its end + the held credential given back → renewed on, nothing offered",
+						rotating(), answered(Op.ACQUIRE, sameCredential(RENEWAL)), RENEWAL, null, LeaseState.ACTIVE),
+				row("lost at its end + the same credential given back → not taken, next try after its expiry", (s) -> {
+					rotating().apply(s);
+					s.ceilingReportedFor = 1;
+					s.state = LeaseState.ACQUIRING;
+					s.held = s.held.goneAt(VALID_UNTIL);
+					return s;
+				}, answered(Op.ACQUIRE, sameCredential(VALID_UNTIL)), VALID_UNTIL, null, LeaseState.ACQUIRING),
 				row("dependent acquired under a replaced token → revoked, acquired again", rotating(),
 						answered(Op.ACQUIRE, NEW_GRANT), RENEWAL, new TokenView(2, true, null, null),
 						LeaseState.ROTATING, Revoke.class, Send.class),
@@ -267,6 +284,11 @@ class LeaseMachineTests {
 			s.nextAt = VALID_UNTIL;
 			return s;
 		};
+	}
+
+	/** What a token given in configuration answers a log-in with: itself. */
+	private static Grant sameCredential(Instant at) {
+		return new Grant(GRANT.leaseId(), Duration.between(at, T0.plus(HOUR)), true, GRANT.data(), List.of(), at);
 	}
 
 	private static UnaryOperator<State> rotating() {
