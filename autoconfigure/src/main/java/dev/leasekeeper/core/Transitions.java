@@ -211,13 +211,14 @@ final class Transitions extends TransitionSupport {
 				refreshed(grant);
 				return;
 			}
-			if (grant.refreshAfter() == null && usable()) {
+			if (grant.refreshAfter() == null && !outlives(grant, held) && usable()) {
 				irreplaceable();
 				return;
 			}
-			if (grant.refreshAfter() == null && this.s.ceilingReportedFor == held.generation()) {
-				// the credential lost at its end, given back for what little it has left:
-				// taken again, it would be lost again, sooner each time
+			if (grant.refreshAfter() == null && !outlives(grant, held)
+					&& this.s.ceilingReportedFor == held.generation()) {
+				// the credential lost at its end, given back for what little it has
+				// left: taken again, it would be lost again, sooner each time
 				planAfter(grant);
 				return;
 			}
@@ -326,11 +327,12 @@ final class Transitions extends TransitionSupport {
 	}
 
 	/**
-	 * An acquisition gave back the credential held (a token given in configuration: its
-	 * log-in is a look-up of that same token): the store has no other to give. It is not
-	 * a new generation (the dependents keep their grants); it is renewed on as before,
-	 * and once it cannot be (its ceiling, a refusal), kept until it ends, with no further
-	 * request: asking again would only bring it back, as often as the store answers.
+	 * An acquisition gave back the credential held, for no longer than it had (a token
+	 * given in configuration: its log-in is a look-up of that same token): the store has
+	 * no other to give. It is not a new generation (the dependents keep their grants); it
+	 * is renewed on as before, and once it cannot be (its ceiling, a refusal), kept until
+	 * it ends, with no further request: asking again would only bring it back, as often
+	 * as the store answers.
 	 */
 	void irreplaceable() {
 		Held held = this.s.held;
@@ -352,8 +354,9 @@ final class Transitions extends TransitionSupport {
 	}
 
 	/**
-	 * A lost credential at its end came back from an acquisition: the next one is asked
-	 * for once the store can no longer give it back (its expiry), a retry interval later.
+	 * A credential lost at its end came back from an acquisition for what was left of it:
+	 * the next one is asked for once the store can no longer give it back (its expiry), a
+	 * retry interval later.
 	 */
 	void planAfter(Grant gaveBack) {
 		Instant expiry = gaveBack.expiry();
@@ -376,6 +379,16 @@ final class Transitions extends TransitionSupport {
 
 	private static boolean sameCredential(Grant held, Grant read) {
 		return held.leaseId().equals(read.leaseId()) && held.data().equals(read.data());
+	}
+
+	/**
+	 * Whether the credential given back lives longer than the one held (a secret read
+	 * again with a new TTL), rather than for what is left of it (a token looked up).
+	 */
+	private static boolean outlives(Grant read, Held held) {
+		Instant expiry = read.expiry();
+		Instant heldExpiry = held.grantExpiry();
+		return expiry == null || heldExpiry == null || expiry.isAfter(heldExpiry.plus(Held.STORE_GRANULARITY));
 	}
 
 	void renewed(Grant answer) {

@@ -126,6 +126,17 @@ class LeaseMachineTests {
 					s.held = s.held.goneAt(VALID_UNTIL);
 					return s;
 				}, answered(Op.ACQUIRE, sameCredential(VALID_UNTIL)), VALID_UNTIL, null, LeaseState.ACQUIRING),
+				row("lost before its end + the same credential given back → taken again, offered", (s) -> {
+					rotating().apply(s);
+					s.state = LeaseState.ACQUIRING;
+					s.held = s.held.goneAt(VALID_UNTIL);
+					return s;
+				}, answered(Op.ACQUIRE, sameCredential(VALID_UNTIL)), VALID_UNTIL, null, LeaseState.ACQUIRING,
+						Offer.class),
+				row("rotating + the same credential given back with a new TTL (a secret read again) → offered",
+						rotating(),
+						answered(Op.ACQUIRE, new Grant(GRANT.leaseId(), HOUR, false, GRANT.data(), List.of(), RENEWAL)),
+						RENEWAL, null, LeaseState.ROTATING, Offer.class),
 				row("dependent acquired under a replaced token → revoked, acquired again", rotating(),
 						answered(Op.ACQUIRE, NEW_GRANT), RENEWAL, new TokenView(2, true, null, null),
 						LeaseState.ROTATING, Revoke.class, Send.class),
