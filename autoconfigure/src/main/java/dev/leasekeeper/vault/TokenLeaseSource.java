@@ -101,7 +101,13 @@ public final class TokenLeaseSource implements LeaseSource {
 					"look up the token: Vault answered without a ttl", null);
 		}
 		boolean renewable = Boolean.TRUE.equals(data.get("renewable"));
-		return grant(token, Duration.ofSeconds(Math.max(0, ttl.longValue())), renewable, List.of(), sent);
+		long seconds = Math.max(0, ttl.longValue());
+		if (seconds == 0 && data.get("expire_time") != null) {
+			// in its last second: a TTL of 0 means "never expires" only for a token
+			// without an expire_time (a root token)
+			seconds = 1;
+		}
+		return grant(token, Duration.ofSeconds(seconds), renewable, List.of(), sent);
 	}
 
 	@Override

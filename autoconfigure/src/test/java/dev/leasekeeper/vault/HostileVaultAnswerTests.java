@@ -100,6 +100,24 @@ class HostileVaultAnswerTests {
 		}
 	}
 
+	@ParameterizedTest(name = "{0}")
+	@CsvSource(delimiter = '|',
+			value = { "a token in its last second|\"2026-01-05T10:00:00Z\"|PT1S", "a root token|null|PT0S" })
+	void aTokenLookedUpWithATtlOfZeroExpiresUnlessItHasNoExpireTime(String name, String expireTime, Duration expected)
+			throws LeaseSourceException {
+		// a token given in configuration: its "log-in" is lookup-self
+		this.answer.set(new Answer(200, "application/json",
+				"{\"data\":{\"ttl\":0,\"renewable\":true,\"expire_time\":" + expireTime + "}}"));
+		TokenLeaseSource tokens = new TokenLeaseSource(new TokenAuthentication("hvs.configured"),
+				org.springframework.vault.client.VaultClients.createRestTemplate(
+						VaultEndpoint
+							.from(java.net.URI.create("http://127.0.0.1:" + this.server.getAddress().getPort())),
+						new org.springframework.http.client.SimpleClientHttpRequestFactory()),
+				Clock.systemUTC());
+		Grant grant = tokens.acquire();
+		assertThat(grant.ttl()).isEqualTo(expected);
+	}
+
 	private record Answer(int status, String contentType, String body) {
 	}
 
