@@ -257,8 +257,9 @@ abstract class TransitionSupport {
 			this.s.pending = Op.ACQUIRE;
 			return;
 		}
-		if (this.token != null && !this.token.holds()) {
-			// obtained under a token that is being replaced, it would die with it
+		if (this.token != null && !tokenUsable(this.token)) {
+			// obtained under a token that is being replaced (or whose validity ends
+			// now, its own timer not yet run), it would die with it
 			this.s.pending = Op.ACQUIRE;
 			this.s.nextAt = null;
 			this.s.next = null;
@@ -274,6 +275,14 @@ abstract class TransitionSupport {
 		this.s.state = usable() ? LeaseState.ROTATING : LeaseState.ACQUIRING;
 		this.s.sentUnder = (this.token != null) ? this.token.generation() : 0;
 		send(Op.ACQUIRE, this.now.plus(this.schedule.attemptTimeout(this.now, null, this.s.fullTtl)));
+	}
+
+	/**
+	 * Whether the token this lease depends on holds a grant still valid now.
+	 */
+	private boolean tokenUsable(TokenView token) {
+		Instant validUntil = token.validUntil();
+		return token.holds() && (validUntil == null || this.now.isBefore(validUntil));
 	}
 
 	void renewOrReplace() {

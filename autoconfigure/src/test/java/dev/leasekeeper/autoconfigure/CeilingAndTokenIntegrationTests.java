@@ -10,8 +10,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import dev.leasekeeper.core.LeaseRenewer;
 import dev.leasekeeper.core.RotationCause;
 import dev.leasekeeper.event.LeaseCeilingReachedEvent;
+import dev.leasekeeper.event.LeaseLostEvent;
 import dev.leasekeeper.event.LeaseRotatedEvent;
 import dev.leasekeeper.testkit.JournalEntry;
+import dev.leasekeeper.testkit.VaultSimulator;
 import dev.leasekeeper.testkit.VaultSimulatorExtension;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -30,6 +32,7 @@ class CeilingAndTokenIntegrationTests {
 	static VaultSimulatorExtension vault = VaultSimulatorExtension.builder()
 		.configure((builder) -> builder.databaseRole("short", Duration.ofSeconds(6), Duration.ofSeconds(9))
 			.databaseRole("orders", Duration.ofSeconds(20), Duration.ofHours(1))
+			.databaseRole("kept", Duration.ofSeconds(20), Duration.ofHours(1))
 			.appRole("worker", "worker-role", "worker-secret", Duration.ofSeconds(4), Duration.ofSeconds(8)))
 		.build();
 
@@ -99,6 +102,52 @@ class CeilingAndTokenIntegrationTests {
 					.journal((entry) -> entry.path().equals("database/creds/short"))
 					.get(1);
 				assertThat(acquired.at()).isBefore(firstExpiry.minusSeconds(1));
+			});
+	}
+
+	@Test
+	void aTokenGivenInConfigurationIsKeptToItsMaxTtlNeverRotatedIntoItselfNorLookedUpInALoop() {
+		// what an operator hands an application: a token with a TTL and a max TTL
+		Instant started = Instant.now();
+		String token = vault.simulator()
+			.createToken(Duration.ofSeconds(3), Duration.ofSeconds(8), VaultSimulator.APPLICATION_POLICY);
+		this.runner.withPropertyValues(vault.propertyValues())
+			.withPropertyValues("leasekeeper.vault.token=" + token,
+					"leasekeeper.leases.kept-db.path=database/creds/kept")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				LeasekeeperAutoConfigurationTests.Events events = context
+					.getBean(LeasekeeperAutoConfigurationTests.Events.class);
+				await().atMost(Duration.ofSeconds(13))
+					.until(() -> events.of(LeaseLostEvent.class)
+						.stream()
+						.anyMatch((lost) -> lost.getLeaseName().equals("vault-token")));
+				assertThat(events.of(LeaseCeilingReachedEvent.class))
+					.anySatisfy((ceiling) -> assertThat(ceiling.getLeaseName()).isEqualTo("vault-token"));
+				// neither the token (it cannot be replaced) nor the secret lease (its
+				// token did not change) is rotated, then or after its end
+				await().during(Duration.ofSeconds(2))
+					.atMost(Duration.ofSeconds(3))
+					.until(() -> events.of(LeaseRotatedEvent.class).isEmpty());
+				assertThat(events.of(LeaseLostEvent.class))
+					.filteredOn((lost) -> lost.getLeaseName().equals("vault-token"))
+					.hasSize(1);
+				assertThat(vault.simulator()
+					.journal((entry) -> entry.path().equals("database/creds/kept") && entry.at().isAfter(started)))
+					.as("%s %s", vault.simulator().journal((entry) -> entry.at().isAfter(started)), events.received)
+					.hasSize(1);
+				// its look-ups are a retry interval apart at least (in its last second
+				// they came one per answer, as fast as the simulator answered)
+				List<Instant> lookups = vault.simulator()
+					.journal((entry) -> entry.path().equals("auth/token/lookup-self") && entry.at().isAfter(started))
+					.stream()
+					.map(JournalEntry::at)
+					.toList();
+				assertThat(lookups).hasSizeGreaterThanOrEqualTo(2);
+				for (int i = 1; i < lookups.size(); i++) {
+					assertThat(Duration.between(lookups.get(i - 1), lookups.get(i)))
+						.isGreaterThanOrEqualTo(Duration.ofMillis(50));
+				}
 			});
 	}
 

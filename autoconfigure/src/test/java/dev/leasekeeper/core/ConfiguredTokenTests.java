@@ -84,6 +84,7 @@ class ConfiguredTokenTests {
 			.toList();
 		assertThat(lastMinute).hasSizeLessThanOrEqualTo(8);
 		assertThat(token.current().state()).isEqualTo(LeaseState.LOST);
+		assertThat(this.fixture.vault.journal()).filteredOn((call) -> call.operation().equals("acquire")).hasSize(1);
 	}
 
 	@Test

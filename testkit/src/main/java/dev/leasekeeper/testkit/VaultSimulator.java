@@ -349,6 +349,20 @@ public final class VaultSimulator implements AutoCloseable {
 	}
 
 	/**
+	 * Create a token as the root token's child with a TTL and an explicit max TTL, as an
+	 * operator makes one to hand to an application ({@code vault token create -ttl=...
+	 * -explicit-max-ttl=...}).
+	 * @param ttl its TTL
+	 * @param explicitMaxTtl its explicit max TTL
+	 * @param policies its policies
+	 * @return the token
+	 */
+	public String createToken(Duration ttl, Duration explicitMaxTtl, String... policies) {
+		VaultModel.Token root = this.model.authenticate(this.rootToken);
+		return this.model.createToken(root, ttl, explicitMaxTtl, null, true, List.of(policies), false, null).token().id;
+	}
+
+	/**
 	 * Issue a service account token, as the Kubernetes cluster mounts one into a pod:
 	 * {@code auth/kubernetes/login} accepts it until it is
 	 * {@linkplain #invalidateServiceAccountToken invalidated}.
