@@ -206,22 +206,8 @@ final class Transitions extends TransitionSupport {
 			return;
 		}
 		Held held = this.s.held;
-		if (held != null && sameCredential(held.grant(), grant)) {
-			if (grant.refreshAfter() != null && usable()) {
-				refreshed(grant);
-				return;
-			}
-			if (grant.refreshAfter() == null && !outlives(grant, held) && usable()) {
-				irreplaceable();
-				return;
-			}
-			if (grant.refreshAfter() == null && !outlives(grant, held)
-					&& this.s.ceilingReportedFor == held.generation()) {
-				// the credential lost at its end, given back for what little it has
-				// left: taken again, it would be lost again, sooner each time
-				planAfter(grant);
-				return;
-			}
+		if (held != null && sameCredential(held.grant(), grant) && tookBack(held, grant)) {
+			return;
 		}
 		Held candidate = Held.of(grant, this.s.generation + 1, this.s.sentUnder,
 				(this.token != null) ? this.token.expiry() : null,
@@ -327,6 +313,35 @@ final class Transitions extends TransitionSupport {
 	}
 
 	/**
+	 * The store gave back the credential held: take it as what it is rather than as a new
+	 * generation, if it is one of those cases.
+	 * @return whether it was taken so
+	 */
+	private boolean tookBack(Held held, Grant grant) {
+		if (grant.refreshAfter() != null) {
+			if (usable()) {
+				refreshed(grant);
+				return true;
+			}
+			return false;
+		}
+		if (outlives(grant, held)) {
+			return false;
+		}
+		if (usable()) {
+			irreplaceable();
+			return true;
+		}
+		if (this.s.ceilingReportedFor == held.generation()) {
+			// the credential lost at its end, given back for what little it has left:
+			// taken again, it would be lost again, sooner each time
+			planAfter(grant);
+			return true;
+		}
+		return false;
+	}
+
+	/**
 	 * An acquisition gave back the credential held, for no longer than it had (a token
 	 * given in configuration: its log-in is a look-up of that same token): the store has
 	 * no other to give. It is not a new generation (the dependents keep their grants); it
@@ -355,13 +370,13 @@ final class Transitions extends TransitionSupport {
 
 	/**
 	 * A credential lost at its end came back from an acquisition for what was left of it:
-	 * the next one is asked for once the store can no longer give it back (its expiry), a
-	 * retry interval later.
+	 * the next one is asked for once the store can no longer give it back (its expiry),
+	 * the shortest interval between two log-ins later.
 	 */
 	void planAfter(Grant gaveBack) {
 		Instant expiry = gaveBack.expiry();
 		Instant from = (expiry != null && expiry.isAfter(this.now)) ? expiry : this.now;
-		plan(Next.ACQUIRE, from.plus(this.schedule.budget(this.s.fullTtl).retryInitialInterval()));
+		plan(Next.ACQUIRE, from.plus(this.schedule.reloginInterval(this.s.fullTtl)));
 		runPending();
 	}
 
