@@ -66,23 +66,26 @@ final class VaultHttpHandler implements HttpHandler {
 		String tokenId = token(exchange);
 		String leaseId = null;
 		int status;
+		@Nullable Object body;
 		try {
 			this.faults.delay(path);
-			Map<String, Object> body = readBody(exchange);
-			leaseId = leaseIdOf(path, body);
-			Answer answer = answer(method, path, rawPath, query, tokenId, body, clientCertificate(exchange));
+			Map<String, Object> request = readBody(exchange);
+			leaseId = leaseIdOf(path, request);
+			Answer answer = answer(method, path, rawPath, query, tokenId, request, clientCertificate(exchange));
 			status = answer.status;
-			send(exchange, answer.status, answer.body);
+			body = answer.body;
 		}
 		catch (VaultError ex) {
 			status = ex.status();
-			send(exchange, status, Map.of("errors", ex.getMessage().isEmpty() ? List.of() : List.of(ex.getMessage())));
+			body = Map.of("errors", ex.getMessage().isEmpty() ? List.of() : List.of(ex.getMessage()));
 		}
 		catch (RuntimeException ex) {
 			status = 500;
-			send(exchange, status, Map.of("errors", List.of("internal error")));
+			body = Map.of("errors", List.of("internal error"));
 		}
+		// journaled before it is answered: a client that has its answer finds the request
 		this.journal.add(new JournalEntry(arrived, method, path, this.model.accessorOf(tokenId), leaseId, status));
+		send(exchange, status, body);
 	}
 
 	private static @Nullable String leaseIdOf(String path, Map<String, Object> body) {
