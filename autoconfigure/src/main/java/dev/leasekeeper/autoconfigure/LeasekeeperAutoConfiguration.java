@@ -40,6 +40,7 @@ import org.springframework.boot.context.properties.source.InvalidConfigurationPr
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 import org.springframework.context.annotation.Conditional;
@@ -140,6 +141,11 @@ public final class LeasekeeperAutoConfiguration {
 	Certificates leasekeeperCertificates(LeaseScheduler scheduler, ApplicationEventPublisher publisher,
 			LeasekeeperEvents events) {
 		return new Certificates(new CertificateBundles(scheduler.clock()), publisher, events.executor());
+	}
+
+	@Bean
+	SmartLifecycle leasekeeperCertificateBundleUpdates(Certificates certificates) {
+		return new CertificateBundleUpdates(certificates.bundles());
 	}
 
 	/**

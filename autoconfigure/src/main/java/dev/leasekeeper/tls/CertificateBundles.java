@@ -9,6 +9,7 @@ import java.security.Signature;
 import java.security.cert.X509Certificate;
 import java.time.Clock;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -34,6 +35,13 @@ import org.springframework.vault.support.CertificateBundle;
  * whose {@code server.ssl.bundle} names it serves the new certificate to new connections
  * without a restart. A certificate that fails a check is rejected: the engine keeps the
  * one in use and re-issues.
+ * <p>
+ * Updates are held until {@link #releaseUpdates() released}, and again once
+ * {@link #holdUpdates() held}: the application releases them when its web server has
+ * started and holds them before it stops. Tomcat takes an update that arrives while its
+ * connector binds without making an {@code SSLContext} for it, and then serves no TLS
+ * until the next update; a held update reaches the registry, the latest certificate of
+ * each bundle, when updates are released.
  *
  * @author Leasekeeper
  * @since 0.2.0
@@ -54,6 +62,12 @@ public final class CertificateBundles {
 
 	/** Boot's registry, once it asked for the bundles. */
 	private volatile @Nullable SslBundleRegistry registry;
+
+	/** Whether a new certificate reaches the registry when it is taken. */
+	private boolean updating;
+
+	/** What was taken while updates were held: the certificate of each bundle name. */
+	private final Map<String, String> held = new LinkedHashMap<>();
 
 	/**
 	 * Create a new set of bundles.
@@ -96,7 +110,29 @@ public final class CertificateBundles {
 					+ bundleName + "' cannot be registered; see the lease's log lines for why Vault did not issue it");
 		}
 		registry.registerBundle(bundleName, bundle);
+		this.held.remove(bundleName);
 		this.registry = registry;
+	}
+
+	/**
+	 * Let new certificates reach Boot's registry from now on, beginning with the latest
+	 * of each bundle taken while updates were held.
+	 */
+	public synchronized void releaseUpdates() {
+		this.updating = true;
+		SslBundleRegistry registry = this.registry;
+		if (registry != null) {
+			this.held.forEach((bundleName, certificate) -> update(registry, bundleName, certificate));
+		}
+		this.held.clear();
+	}
+
+	/**
+	 * Keep new certificates from Boot's registry until updates are released again; each
+	 * bundle keeps serving the certificate it has.
+	 */
+	public synchronized void holdUpdates() {
+		this.updating = false;
 	}
 
 	/**
@@ -113,12 +149,27 @@ public final class CertificateBundles {
 		SslBundle bundle = build(certificateName, candidate);
 		this.bundles.put(bundleName, bundle);
 		SslBundleRegistry registry = this.registry;
-		if (registry != null) {
+		if (registry == null) {
+			// registered with the latest certificate when Boot's registry asks
+			return;
+		}
+		String certificate = "Certificate '" + certificateName + "' (serial "
+				+ candidate.data().get(CertificateSource.SERIAL_NUMBER) + ", valid until "
+				+ candidate.data().get(CertificateSource.NOT_AFTER) + ")";
+		if (this.updating) {
+			update(registry, bundleName, certificate);
+		}
+		else {
+			this.held.put(bundleName, certificate);
+			logger.info(certificate + " will serve SSL bundle '" + bundleName + "' once the application has started");
+		}
+	}
+
+	private void update(SslBundleRegistry registry, String bundleName, String certificate) {
+		SslBundle bundle = this.bundles.get(bundleName);
+		if (bundle != null) {
 			registry.updateBundle(bundleName, bundle);
-			logger.info("Certificate '" + certificateName + "' (serial "
-					+ candidate.data().get(CertificateSource.SERIAL_NUMBER) + ", valid until "
-					+ candidate.data().get(CertificateSource.NOT_AFTER) + ") now serves SSL bundle '" + bundleName
-					+ "'");
+			logger.info(certificate + " now serves SSL bundle '" + bundleName + "'");
 		}
 	}
 

@@ -25,6 +25,11 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
+import org.apache.coyote.http11.AbstractHttp11Protocol;
+import org.apache.tomcat.util.net.SSLHostConfigCertificate;
+import org.apache.tomcat.util.net.SSLUtil;
+import org.apache.tomcat.util.net.jsse.JSSEImplementation;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import tools.jackson.databind.json.JsonMapper;
@@ -39,12 +44,14 @@ import dev.leasekeeper.metrics.CertificateMetrics;
 import dev.leasekeeper.testkit.VaultSimulatorExtension;
 import dev.leasekeeper.tls.CertificateSource;
 
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.tomcat.TomcatConnectorCustomizer;
 import org.springframework.boot.tomcat.autoconfigure.servlet.TomcatServletWebServerAutoConfiguration;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.boot.web.servlet.ServletRegistrationBean;
@@ -108,6 +115,25 @@ class CertificateRotationIntegrationTests {
 			assertNoKey(logs.text(), privateKey);
 			assertNoKey(events.renewed.toString(), privateKey);
 			assertMetricsAndActuator(context, web, privateKey);
+		}
+	}
+
+	/**
+	 * A certificate re-issued while Tomcat's connector binds (made to happen then: the
+	 * first {@code SSLContext} Tomcat makes waits for a re-issue) is served once the
+	 * application has started. Tomcat takes an SSL bundle update that arrives while it
+	 * binds without making an {@code SSLContext} for it: it served no TLS until the next
+	 * re-issue.
+	 */
+	@Test
+	void aCertificateReissuedWhileTheConnectorBindsIsServedOnceTheApplicationHasStarted() throws Exception {
+		try (ConfigurableApplicationContext context = start(ReissueWhileTheConnectorBinds.class)) {
+			LeaseRenewer web = context.getBean("webCertificateRenewer", LeaseRenewer.class);
+			assertThat(ReissuingJsse.reissuedTo).as("generation re-issued while binding").isEqualTo(2);
+			int port = ((WebServerApplicationContext) context).getWebServer().getPort();
+			String served = request(trusting(vault.simulator().caCertificate()), port);
+			assertThat(served).isNotEqualTo(ReissuingJsse.replaced)
+				.isEqualTo(web.current().data().get(CertificateSource.SERIAL_NUMBER));
 		}
 	}
 
@@ -183,8 +209,9 @@ class CertificateRotationIntegrationTests {
 		assertThat(text).doesNotContain("PRIVATE KEY").doesNotContain(privateKey.substring(0, 40));
 	}
 
-	private static ConfigurableApplicationContext start() {
+	private static ConfigurableApplicationContext start(Class<?>... configurations) {
 		SpringApplication application = new SpringApplication(HttpsApplication.class);
+		application.addPrimarySources(List.of(configurations));
 		application.setWebApplicationType(WebApplicationType.SERVLET);
 		List<String> arguments = new ArrayList<>();
 		for (String property : vault.propertyValues()) {
@@ -262,6 +289,51 @@ class CertificateRotationIntegrationTests {
 				}
 
 			}, "/hello");
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class ReissueWhileTheConnectorBinds {
+
+		@Bean
+		TomcatConnectorCustomizer reissueWhileTheConnectorBinds(BeanFactory beans) {
+			return (connector) -> {
+				ReissuingJsse.reissue = () -> {
+					LeaseRenewer web = beans.getBean("webCertificateRenewer", LeaseRenewer.class);
+					long generation = web.current().generation();
+					ReissuingJsse.replaced = web.current().data().get(CertificateSource.SERIAL_NUMBER);
+					web.rotateNow();
+					await().atMost(Duration.ofSeconds(20)).until(() -> web.current().generation() > generation);
+					ReissuingJsse.reissuedTo = web.current().generation();
+				};
+				((AbstractHttp11Protocol<?>) connector.getProtocolHandler())
+					.setSslImplementationName(ReissuingJsse.class.getName());
+			};
+		}
+
+	}
+
+	/**
+	 * Tomcat's JSSE, which re-issues the certificate the first time it is asked for an
+	 * {@code SSLContext}: while the connector binds.
+	 */
+	public static class ReissuingJsse extends JSSEImplementation {
+
+		static volatile @Nullable Runnable reissue;
+
+		static volatile long reissuedTo;
+
+		static volatile @Nullable Object replaced;
+
+		@Override
+		public SSLUtil getSSLUtil(SSLHostConfigCertificate certificate) {
+			Runnable once = reissue;
+			reissue = null;
+			if (once != null) {
+				once.run();
+			}
+			return super.getSSLUtil(certificate);
 		}
 
 	}

@@ -3,7 +3,9 @@ package dev.leasekeeper.tls;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
@@ -16,6 +18,7 @@ import dev.leasekeeper.core.LeaseState;
 import dev.leasekeeper.testkit.VaultSimulatorExtension;
 
 import org.springframework.boot.ssl.DefaultSslBundleRegistry;
+import org.springframework.boot.ssl.SslBundle;
 import org.springframework.vault.authentication.TokenAuthentication;
 import org.springframework.vault.client.VaultEndpoint;
 import org.springframework.vault.core.VaultTemplate;
@@ -81,6 +84,7 @@ class CertificateSourceTests {
 		Grant first = source("pki/issue/web", "orders.example.test").acquire();
 		bundles.consumer("web", "web").accept(snapshot(first.data()), null);
 		bundles.register(registry, "web", "web");
+		bundles.releaseUpdates();
 		Grant second = source("pki/issue/web", "orders.example.test").acquire();
 		Map<String, Object> mismatched = new HashMap<>(second.data());
 		mismatched.put("private_key", first.data().get("private_key"));
@@ -93,6 +97,39 @@ class CertificateSourceTests {
 		assertThat(served(registry)).isEqualTo(second.leaseId());
 	}
 
+	/**
+	 * Updates are held while the web server starts (Tomcat would take one that arrives
+	 * while its connector binds without an {@code SSLContext}): the registry serves the
+	 * first certificate until they are released, then the latest one taken.
+	 */
+	@Test
+	void aCertificateTakenWhileUpdatesAreHeldReachesTheBundleWhenTheyAreReleased() throws Exception {
+		CertificateBundles bundles = new CertificateBundles(Clock.systemUTC());
+		DefaultSslBundleRegistry registry = new DefaultSslBundleRegistry();
+		Grant first = source("pki/issue/web", "orders.example.test").acquire();
+		bundles.consumer("web", "web").accept(snapshot(first.data()), null);
+		bundles.register(registry, "web", "web");
+		List<String> updates = new ArrayList<>();
+		registry.addBundleUpdateHandler("web", (bundle) -> updates.add(served(bundle)));
+		Grant second = source("pki/issue/web", "orders.example.test").acquire();
+		Grant third = source("pki/issue/web", "orders.example.test").acquire();
+		bundles.consumer("web", "web").accept(snapshot(second.data()), snapshot(first.data()));
+		bundles.consumer("web", "web").accept(snapshot(third.data()), snapshot(second.data()));
+		assertThat(served(registry.getBundle("web"))).isEqualTo(first.leaseId());
+		assertThat(updates).isEmpty();
+		bundles.releaseUpdates();
+		assertThat(updates).containsExactly(third.leaseId());
+		Grant fourth = source("pki/issue/web", "orders.example.test").acquire();
+		bundles.consumer("web", "web").accept(snapshot(fourth.data()), snapshot(third.data()));
+		assertThat(updates).containsExactly(third.leaseId(), fourth.leaseId());
+		bundles.holdUpdates();
+		Grant fifth = source("pki/issue/web", "orders.example.test").acquire();
+		bundles.consumer("web", "web").accept(snapshot(fifth.data()), snapshot(fourth.data()));
+		assertThat(served(registry.getBundle("web"))).isEqualTo(fourth.leaseId());
+		bundles.releaseUpdates();
+		assertThat(updates).containsExactly(third.leaseId(), fourth.leaseId(), fifth.leaseId());
+	}
+
 	@Test
 	void anExpiredCertificateIsRejected() throws Exception {
 		Grant grant = source("pki/issue/web", "orders.example.test").acquire();
@@ -103,10 +140,19 @@ class CertificateSourceTests {
 	}
 
 	private static String served(DefaultSslBundleRegistry registry) throws Exception {
-		java.security.cert.X509Certificate certificate = (java.security.cert.X509Certificate) registry.getBundle("web")
-			.getStores()
-			.getKeyStore()
-			.getCertificate(CertificateBundles.KEY_ALIAS);
+		return served(registry.getBundle("web"));
+	}
+
+	private static String served(SslBundle bundle) {
+		java.security.cert.X509Certificate certificate;
+		try {
+			certificate = (java.security.cert.X509Certificate) bundle.getStores()
+				.getKeyStore()
+				.getCertificate(CertificateBundles.KEY_ALIAS);
+		}
+		catch (java.security.KeyStoreException ex) {
+			throw new IllegalStateException(ex);
+		}
 		String hex = certificate.getSerialNumber().toString(16);
 		hex = (hex.length() % 2 == 1) ? "0" + hex : hex;
 		return hex.replaceAll("(..)(?!$)", "$1:");
