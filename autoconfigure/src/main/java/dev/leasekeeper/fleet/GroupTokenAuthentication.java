@@ -25,6 +25,11 @@ import dev.leasekeeper.core.LeaseSourceException;
  * new one from the group's token role ({@code auth/token/create/<role>}, whose
  * {@code orphan} and {@code period} make it outlive whoever created it), made with the
  * instance's own token. A new token is published with the next grant.
+ * <p>
+ * One is made for each term of leadership, and takes the published token over only for
+ * its first token: when the leader asks again, the published token is the one it holds,
+ * at its ceiling (a role's {@code explicit_max_ttl}), refused or gone, and giving it back
+ * would only keep it to its end, with the shared grant that dies with it.
  *
  * @author Leasekeeper
  * @since 0.2.0
@@ -42,6 +47,9 @@ final class GroupTokenAuthentication implements ClientAuthentication {
 
 	private final String group;
 
+	/** Whether this term has had its first token. */
+	private volatile boolean loggedIn;
+
 	GroupTokenAuthentication(GroupStore store, VaultOperations vault, String tokenRole, String group) {
 		this.store = store;
 		this.vault = vault;
@@ -51,18 +59,12 @@ final class GroupTokenAuthentication implements ClientAuthentication {
 
 	@Override
 	public VaultToken login() throws VaultException {
-		try {
-			Publication published = this.store.read();
-			String adopted = (published != null) ? published.token() : null;
-			if (adopted != null) {
-				Duration ttl = lookUp(adopted);
-				if (ttl != null) {
-					return LoginToken.renewable(VaultToken.of(adopted), ttl);
-				}
+		if (!this.loggedIn) {
+			VaultToken published = published();
+			if (published != null) {
+				this.loggedIn = true;
+				return published;
 			}
-		}
-		catch (LeaseSourceException ex) {
-			throw new VaultException("Cannot read the group's published token: " + ex.getMessage(), ex);
 		}
 		VaultResponse created = this.vault
 			.doWithSession((rest) -> rest.postForObject("auth/token/create/" + this.tokenRole,
@@ -73,7 +75,21 @@ final class GroupTokenAuthentication implements ClientAuthentication {
 			throw new VaultException(
 					"auth/token/create/" + this.tokenRole + ": Vault answered without a token and its lease_duration");
 		}
+		this.loggedIn = true;
 		return LoginToken.renewable(VaultToken.of(token), Duration.ofSeconds(ttl.longValue()));
+	}
+
+	/** The published token if Vault says it is valid, else {@code null}. */
+	private @Nullable VaultToken published() {
+		try {
+			Publication publication = this.store.read();
+			String token = (publication != null) ? publication.token() : null;
+			Duration ttl = (token != null) ? lookUp(token) : null;
+			return (ttl != null) ? LoginToken.renewable(VaultToken.of(token), ttl) : null;
+		}
+		catch (LeaseSourceException ex) {
+			throw new VaultException("Cannot read the group's published token: " + ex.getMessage(), ex);
+		}
 	}
 
 	/** The token's TTL if Vault says it is valid, {@code null} if it is gone. */

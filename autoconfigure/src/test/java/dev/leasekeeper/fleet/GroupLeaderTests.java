@@ -4,15 +4,19 @@ import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import dev.leasekeeper.autoconfigure.CapturedLogs;
 import dev.leasekeeper.core.ExecutorLeaseScheduler;
 import dev.leasekeeper.core.RenewalPolicy;
 import dev.leasekeeper.testkit.JournalEntry;
@@ -41,6 +45,7 @@ class GroupLeaderTests {
 	static VaultSimulatorExtension vault = VaultSimulatorExtension.builder()
 		.configure((builder) -> builder.databaseRole("orders", Duration.ofSeconds(6), Duration.ofSeconds(12))
 			.tokenRole("checks-group", true, Duration.ofMinutes(2), "fleet-grant")
+			.tokenRole("capped-group", true, null, Duration.ofSeconds(8), "fleet-grant")
 			.policy("fleet-grant",
 					"path \"database/creds/orders\" { capabilities = [\"read\"] }\n"
 							+ "path \"sys/leases/revoke\" { capabilities = [\"update\"] }")
@@ -48,12 +53,18 @@ class GroupLeaderTests {
 					path "secret/data/leasekeeper/*" { capabilities = ["create", "read", "update"] }
 					path "secret/metadata/leasekeeper/*" { capabilities = ["create", "read", "update"] }
 					path "auth/token/create/checks-group" { capabilities = ["update"] }
+					path "auth/token/create/capped-group" { capabilities = ["update"] }
 					"""))
 		.build();
 
 	private final ExecutorLeaseScheduler scheduler = new ExecutorLeaseScheduler(2);
 
 	private GroupMember member;
+
+	@BeforeEach
+	void clearJournal() {
+		vault.simulator().clearJournal();
+	}
 
 	@AfterEach
 	void stop() {
@@ -114,6 +125,48 @@ class GroupLeaderTests {
 		// the group token outlives the instance that made it
 		vault.simulator().revokeToken(token);
 		assertThat(vault.simulator().isTokenAlive(groupToken)).isTrue();
+	}
+
+	/**
+	 * A group token whose role gives it an explicit max TTL is replaced at its ceiling
+	 * (the published token is not taken back: it cannot be renewed past its end), and the
+	 * shared grant moves to the new token before the old one ends: the group never
+	 * publishes a grant that Vault revoked with its token.
+	 */
+	@Test
+	void aGroupTokenAtItsExplicitMaxTtlIsReplacedAndTheSharedGrantMovesBeforeItEnds() {
+		try (CapturedLogs logs = new CapturedLogs()) {
+			aGroupTokenAtItsExplicitMaxTtl();
+			assertThat(logs.text()).doesNotContain("lost (");
+		}
+	}
+
+	private void aGroupTokenAtItsExplicitMaxTtl() {
+		String key = "leasekeeper/capped/orders-db";
+		String token = vault.simulator().createToken(null, VaultSimulator.APPLICATION_POLICY, "fleet-member");
+		VaultTemplate template = new VaultTemplate(VaultEndpoint.from(URI.create(vault.simulator().uri().toString())),
+				new TokenAuthentication(token));
+		GroupStore store = new GroupStore(template, "secret/data/" + key);
+		this.member = new GroupMember("capped", "orders-db", "leader-1", store, new DefaultLockRegistry(),
+				Duration.ofSeconds(3), this.scheduler, Duration.ofSeconds(2), new SplittableRandom(1),
+				(elected) -> new GroupLeader(new GroupLeader.Spec("orders-db", "database/creds/orders", "capped",
+						"capped-group", store, template, this.scheduler, Clock.systemUTC(), RenewalPolicy.defaults(),
+						RenewalPolicy.defaults(), null, null, (data) -> {
+						}, () -> {
+						}), elected));
+		this.member.open();
+		this.member.observed(null, Instant.now());
+		await().atMost(Duration.ofSeconds(10)).until(() -> vault.simulator().kvRead(key) != null);
+		Set<Object> tokens = new LinkedHashSet<>();
+		// two and a half of the tokens' lives: the published grant is alive throughout
+		await().during(Duration.ofSeconds(20)).atMost(Duration.ofSeconds(25)).until(() -> {
+			Map<String, Object> published = vault.simulator().kvRead(key);
+			tokens.add(published.get("token"));
+			return vault.simulator().isLeaseAlive(published.get("lease_id").toString());
+		});
+		assertThat(tokens).as("group tokens published").hasSizeGreaterThanOrEqualTo(3);
+		assertThat(vault.simulator().journal((entry) -> entry.path().equals("auth/token/create/capped-group")))
+			.hasSameSizeAs(tokens);
 	}
 
 }

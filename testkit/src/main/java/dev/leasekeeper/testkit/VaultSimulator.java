@@ -905,8 +905,24 @@ public final class VaultSimulator implements AutoCloseable {
 		 * @return this builder
 		 */
 		public Builder tokenRole(String name, boolean orphan, @Nullable Duration period, String... allowedPolicies) {
+			return tokenRole(name, orphan, period, null, allowedPolicies);
+		}
+
+		/**
+		 * Add a token role whose tokens end at an explicit max TTL
+		 * ({@code token_explicit_max_ttl}), renewed as they may be until then.
+		 * @param name the role's name
+		 * @param orphan whether its tokens have no parent
+		 * @param period the tokens' period, or {@code null} for none
+		 * @param explicitMaxTtl how long its tokens live at most, or {@code null} for the
+		 * system's max TTL
+		 * @param allowedPolicies the policies its tokens may have
+		 * @return this builder
+		 */
+		public Builder tokenRole(String name, boolean orphan, @Nullable Duration period,
+				@Nullable Duration explicitMaxTtl, String... allowedPolicies) {
 			this.configuration
-				.add((model) -> model.tokenRole(name, List.of(allowedPolicies), orphan, period, true, null));
+				.add((model) -> model.tokenRole(name, List.of(allowedPolicies), orphan, period, true, explicitMaxTtl));
 			return this;
 		}
 
