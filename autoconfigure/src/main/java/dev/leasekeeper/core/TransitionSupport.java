@@ -25,6 +25,12 @@ import dev.leasekeeper.core.LeaseMachine.TokenView;
  */
 abstract class TransitionSupport {
 
+	/**
+	 * How often a lease whose max TTL was learnt renews in its ceiling slot instead of
+	 * rotating: every this many generations ({@link #checksLearntCeiling()}).
+	 */
+	static final int CEILING_CHECK_EVERY = 8;
+
 	final LeaseMachine.Settings settings;
 
 	final RenewalSchedule schedule;
@@ -425,7 +431,7 @@ abstract class TransitionSupport {
 		Instant ceiling = predictedCeiling();
 		Duration full = this.s.fullTtl;
 		if (this.settings.onCeiling() == CeilingAction.ROTATE && ceiling != null && full != null
-				&& Duration.between(at, ceiling).compareTo(full) < 0) {
+				&& Duration.between(at, ceiling).compareTo(full) < 0 && !checksLearntCeiling()) {
 			this.s.state = LeaseState.CEILING;
 			this.s.cause = RotationCause.CEILING;
 			// reported when the slot comes, as a capped answer would have been
@@ -433,6 +439,34 @@ abstract class TransitionSupport {
 			return;
 		}
 		plan(Next.RENEW, at);
+	}
+
+	/**
+	 * Whether the generation held renews in its ceiling slot instead of rotating, to see
+	 * whether the max TTL learnt still holds: every {@link #CEILING_CHECK_EVERY}th
+	 * generation of a lease whose max TTL was learnt. A capped answer rotates the lease
+	 * at that same instant (one request more); an answer that outlives the ceiling
+	 * predicted shows the max TTL raised (an operator changed the role), and it is learnt
+	 * again at the next capped answer. Without it, every generation would rotate at the
+	 * old max TTL until the application restarts.
+	 */
+	boolean checksLearntCeiling() {
+		Held held = this.s.held;
+		return this.s.maxTtl != null && held != null && held.generation() % CEILING_CHECK_EVERY == 0;
+	}
+
+	/**
+	 * A renewal's answer that outlives the ceiling predicted from the max TTL learnt:
+	 * that max TTL was raised since, and is forgotten (learnt again at the next capped
+	 * answer).
+	 * @param grant the answer, not capped
+	 */
+	void forgetOutlivedCeiling(Grant grant) {
+		Instant ceiling = (this.s.maxTtl != null) ? predictedCeiling() : null;
+		Instant expiry = grant.expiry();
+		if (ceiling != null && expiry != null && expiry.isAfter(ceiling.plus(Held.STORE_GRANULARITY))) {
+			this.s.maxTtl = null;
+		}
 	}
 
 	/**

@@ -421,6 +421,7 @@ final class Transitions extends TransitionSupport {
 		boolean capped = this.schedule.showsCeiling(grant, this.settings.increment(), this.s.fullTtl);
 		if (!capped) {
 			this.s.fullTtl = grant.ttl();
+			forgetOutlivedCeiling(grant);
 		}
 		if (!grant.expires()) {
 			this.s.state = LeaseState.ACTIVE;

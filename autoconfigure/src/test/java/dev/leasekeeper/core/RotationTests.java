@@ -165,6 +165,53 @@ class RotationTests {
 		assertThat(this.fixture.listener.events).noneMatch((event) -> event.startsWith("lost"));
 	}
 
+	/**
+	 * A max TTL learnt is checked in the ceiling slot every eighth generation (renewed
+	 * there instead of rotated): unchanged, the capped answer rotates the lease at that
+	 * instant; raised by an operator since, the answer is not capped, and from then on
+	 * each generation lives to the new max TTL instead of rotating at the old one until a
+	 * restart.
+	 */
+	@Test
+	void aMaxTtlLearntIsCheckedInItsSlotEveryEighthGenerationAndARaisedOneIsFollowed() {
+		this.fixture.vault.role("orders", HOUR, Duration.ofHours(3));
+		ManagedLease lease = this.fixture.started(this.fixture.secretLease("orders", "orders").policy(this.noSpread));
+		List<Instant> starts = new ArrayList<>();
+		starts.add(this.fixture.now());
+		while (lease.current().generation() < 9) {
+			advanceRecordingGenerations(lease, starts);
+		}
+		// generation 1 revealed the ceiling; generation 8 checked it: capped, rotated
+		// then
+		assertThat(this.fixture.listener.renewals).filteredOn(LeaseRenewal::capped)
+			.extracting((renewal) -> renewal.lease().generation())
+			.containsExactly(1, 8);
+		assertThat(this.fixture.listener.events).containsSubsequence("rotated 7->8 CEILING", "ceiling 8",
+				"rotated 8->9 CEILING");
+		assertThat(this.fixture.listener.events).noneMatch((event) -> event.startsWith("lost"));
+		this.fixture.vault.role("orders", HOUR, Duration.ofHours(12));
+		while (lease.current().generation() < 18) {
+			advanceRecordingGenerations(lease, starts);
+		}
+		// generations 9 to 15 rotate at the max TTL learnt; generation 16's check finds
+		// it raised: it lives to its capped answer, and generation 17 to its slot
+		assertThat(Duration.between(starts.get(9), starts.get(10))).isLessThan(Duration.ofHours(3));
+		assertThat(Duration.between(starts.get(15), starts.get(16))).isGreaterThan(Duration.ofHours(11));
+		assertThat(Duration.between(starts.get(16), starts.get(17))).isGreaterThan(Duration.ofHours(10));
+		assertThat(this.fixture.listener.renewals).filteredOn(LeaseRenewal::capped)
+			.extracting((renewal) -> renewal.lease().generation())
+			.containsExactly(1, 8, 16);
+		assertThat(this.fixture.listener.events).noneMatch((event) -> event.startsWith("lost"));
+	}
+
+	private void advanceRecordingGenerations(ManagedLease lease, List<Instant> starts) {
+		int generation = lease.current().generation();
+		this.fixture.advanceTo(lease.current().nextActionAt());
+		if (lease.current().generation() > generation) {
+			starts.add(this.fixture.now());
+		}
+	}
+
 	@Test
 	void withNotifyTheCeilingIsReportedOncePerGenerationAndRenewalsGoOn() {
 		this.fixture.vault.role("orders", HOUR, Duration.ofHours(3));
@@ -323,8 +370,10 @@ class RotationTests {
 		// the adopted grant rotated at its capped answer; generation 2 revealed the real
 		// max TTL (3 h) and every later one lived close to it: learnt from the adopted
 		// grant (50 min "from its start") every generation rotated at its first renewal,
-		// 38 generations in these 24 h
-		assertThat(this.fixture.listener.renewals).filteredOn(LeaseRenewal::capped).hasSize(2);
+		// 38 generations in these 24 h; generation 8 checked the max TTL in its slot
+		assertThat(this.fixture.listener.renewals).filteredOn(LeaseRenewal::capped)
+			.extracting((renewal) -> renewal.lease().generation())
+			.containsExactly(1, 2, 8);
 		assertThat(lease.current().generation()).isBetween(9, 11);
 		assertThat(this.fixture.listener.events).noneMatch((event) -> event.startsWith("lost"));
 	}
