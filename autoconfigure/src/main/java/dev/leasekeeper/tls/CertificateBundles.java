@@ -161,7 +161,8 @@ public final class CertificateBundles {
 		}
 		else {
 			this.held.put(bundleName, certificate);
-			logger.info(certificate + " will serve SSL bundle '" + bundleName + "' once the application has started");
+			logger.info(certificate + " will serve SSL bundle '" + bundleName
+					+ "' once the web server runs (updates are held while the application starts or stops)");
 		}
 	}
 
