@@ -35,7 +35,8 @@ import static org.awaitility.Awaitility.await;
  * A group's leader against the Vault simulator: a new grant whose credential fails the
  * check is never published — the group keeps the grant it has, the rejected one is
  * revoked, and the leader tries again — and the first one that passes is published as the
- * next generation. The grants belong to the group token, an orphan nobody's stop can end.
+ * next generation. The grants belong to the group token, an orphan nobody's stop can end,
+ * and replaced before its explicit max TTL when its role gives it one.
  */
 class GroupLeaderTests {
 
@@ -165,8 +166,9 @@ class GroupLeaderTests {
 			return vault.simulator().isLeaseAlive(published.get("lease_id").toString());
 		});
 		assertThat(tokens).as("group tokens published").hasSizeGreaterThanOrEqualTo(3);
+		// each token made was published (the last one perhaps not yet)
 		assertThat(vault.simulator().journal((entry) -> entry.path().equals("auth/token/create/capped-group")))
-			.hasSameSizeAs(tokens);
+			.hasSizeBetween(tokens.size(), tokens.size() + 1);
 	}
 
 }
