@@ -3,6 +3,7 @@ package dev.leasekeeper.core;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -25,13 +26,14 @@ import static org.assertj.core.api.Assertions.fail;
  * it, with TTLs drawn from 3 s to 24 h and every other property at its default, run
  * against the in-memory Vault while faults drawn from the seed strike at exact instants:
  * outages, latency spikes (some longer than an attempt), 429 bursts, out-of-band
- * revocations, a lowered max TTL, process stalls (every due task runs late, when the
- * stall ends), answers of the token and the secrets delivered at one instant in a drawn
- * order, and a path whose policy is withdrawn for a while. After every transition the
- * engine checks that a lease holding a grant has a next action armed; after every step
- * the invariants below are checked. A failing seed names itself and the command that
- * replays it alone; {@code -Dleasekeeper.simulation.seeds=N} runs more seeds and
- * {@code -Dleasekeeper.simulation.trace=true} prints each fault and what the engine did.
+ * revocations, a lowered max TTL (raised back when the fault ends), process stalls (every
+ * due task runs late, when the stall ends), answers of the token and the secrets
+ * delivered at one instant in a drawn order, and a path whose policy is withdrawn for a
+ * while. After every transition the engine checks that a lease holding a grant has a next
+ * action armed; after every step the invariants below are checked. A failing seed names
+ * itself and the command that replays it alone; {@code -Dleasekeeper.simulation.seeds=N}
+ * runs more seeds and {@code -Dleasekeeper.simulation.trace=true} prints each fault and
+ * what the engine did.
  */
 class DeterministicSimulationTests {
 
@@ -94,6 +96,11 @@ class DeterministicSimulationTests {
 		}
 	}
 
+	/** The faults drawn: a raised max TTL is the end of a lowered one. */
+	private static final List<Kind> DRAWN = Arrays.stream(Kind.values())
+		.filter((kind) -> kind != Kind.MAX_TTL_RAISED)
+		.toList();
+
 	/** The faults, each with what the engine must see of it. */
 	enum Kind {
 
@@ -106,6 +113,9 @@ class DeterministicSimulationTests {
 		REVOKE("leases found revoked out of band"),
 
 		MAX_TTL("ceilings reported after the max TTL was lowered"),
+
+		/** The end of a {@link #MAX_TTL} fault: the max TTL raised back. */
+		MAX_TTL_RAISED("renewals past the lowered max TTL after it was raised back"),
 
 		STALL("timers that fired late"),
 
@@ -174,6 +184,20 @@ class DeterministicSimulationTests {
 
 		private boolean maxTtlLowered;
 
+		/** The generation of "orders" held, and when it was asked for. */
+		private int ordersGeneration;
+
+		private @Nullable Instant ordersStart;
+
+		/** The max TTL of "orders" now. */
+		private Duration ordersMaxTtl = Duration.ZERO;
+
+		/**
+		 * The max TTL of "orders" before an operator raised it, until a renewal outlived
+		 * it.
+		 */
+		private @Nullable Duration maxTtlRaisedFrom;
+
 		private @Nullable String tokenId;
 
 		private Instant lowestCeiling = Instant.MAX;
@@ -196,7 +220,8 @@ class DeterministicSimulationTests {
 				this.maxTtls.put(name,
 						this.outagesOnly ? Duration.ofHours(768) : ttl.multipliedBy(this.random.nextLong(2, 30)));
 			}
-			this.fixture.vault.role("orders", this.ttls.get("orders"), this.maxTtls.get("orders"));
+			this.ordersMaxTtl = this.maxTtls.get("orders");
+			this.fixture.vault.role("orders", this.ttls.get("orders"), this.ordersMaxTtl);
 			this.fixture.vault.role("reports", this.ttls.get("reports"), this.maxTtls.get("reports"));
 			this.shortest = this.ttls.values().stream().min(Duration::compareTo).orElseThrow();
 			this.longest = this.ttls.values().stream().max(Duration::compareTo).orElseThrow();
@@ -268,6 +293,16 @@ class DeterministicSimulationTests {
 						trace("RENEWED " + renewal.lease().name() + " " + renewal.lease().generation() + " until "
 								+ renewal.newExpiry() + (renewal.capped() ? " (capped)" : "") + ", next at "
 								+ renewal.lease().nextActionAt());
+						Duration raisedFrom = Simulation.this.maxTtlRaisedFrom;
+						Instant start = Simulation.this.ordersStart;
+						// the grant's own expiry, not the one its token bounds
+						if (renewal.lease().name().equals("orders") && raisedFrom != null && start != null
+								&& renewal.lease().generation() == Simulation.this.ordersGeneration
+								&& now().plus(renewal.grantedTtl()).isAfter(start.plus(raisedFrom).plusSeconds(1))) {
+							// the first renewal that outlives the max TTL as it was
+							Simulation.this.maxTtlRaisedFrom = null;
+							seen(Kind.MAX_TTL_RAISED);
+						}
 					}
 
 					@Override
@@ -292,6 +327,7 @@ class DeterministicSimulationTests {
 
 					@Override
 					public void onAcquired(LeaseSnapshot snapshot) {
+						started(snapshot);
 						if (snapshot.name().equals("token")) {
 							Simulation.this.tokenId = snapshot.leaseId();
 						}
@@ -314,6 +350,7 @@ class DeterministicSimulationTests {
 					public void onRotated(LeaseSnapshot snapshot, int previousGeneration, RotationCause cause) {
 						trace("ROTATED " + snapshot.name() + " " + previousGeneration + "->" + snapshot.generation()
 								+ " " + cause);
+						started(snapshot);
 						// a token is replaced only once lost (a loss needs a cause of its
 						// own), or when
 						// Vault no longer vouches for it or will not renew it for a full
@@ -341,7 +378,7 @@ class DeterministicSimulationTests {
 			int count = this.random.nextInt(5, 25);
 			long span = length.toNanos();
 			for (int i = 0; i < count; i++) {
-				Kind kind = this.outagesOnly ? Kind.OUTAGE : Kind.values()[this.random.nextInt(Kind.values().length)];
+				Kind kind = this.outagesOnly ? Kind.OUTAGE : DRAWN.get(this.random.nextInt(DRAWN.size()));
 				Instant at;
 				Duration duration;
 				if (this.outagesOnly) {
@@ -360,6 +397,7 @@ class DeterministicSimulationTests {
 						case OUTAGE -> randomUpTo(min(Duration.ofMinutes(45), this.longest.multipliedBy(2)));
 						case LATENCY, POLICY -> randomUpTo(this.shortest.multipliedBy(10));
 						case STALL -> randomUpTo(this.longest.multipliedBy(2));
+						case MAX_TTL -> randomUpTo(this.longest.multipliedBy(4));
 						case TOGETHER -> randomUpTo(DEFAULTS.budget(this.shortest).attemptTimeout().dividedBy(2));
 						default -> Duration.ZERO;
 					};
@@ -398,7 +436,8 @@ class DeterministicSimulationTests {
 				}
 				case MAX_TTL -> {
 					this.maxTtlLowered = true;
-					this.fixture.vault.role("orders", this.ttls.get("orders"), this.ttls.get("orders").multipliedBy(2));
+					this.ordersMaxTtl = this.ttls.get("orders").multipliedBy(2);
+					this.fixture.vault.role("orders", this.ttls.get("orders"), this.ordersMaxTtl);
 				}
 				case STALL -> {
 					// nothing runs until the stall ends: every task that fell due runs
@@ -422,6 +461,17 @@ class DeterministicSimulationTests {
 				}
 				case LATENCY -> this.latencies.remove(fault);
 				case TOGETHER -> this.holds.remove(fault);
+				case MAX_TTL -> {
+					// the operator raises the max TTL again: the leases may live longer
+					Duration original = this.maxTtls.get("orders");
+					if (original.compareTo(this.ordersMaxTtl) > 0) {
+						seen(Kind.MAX_TTL_RAISED, 0);
+						trace("MAX_TTL_RAISED orders from " + this.ordersMaxTtl + " to " + original);
+						this.maxTtlRaisedFrom = this.ordersMaxTtl;
+						this.ordersMaxTtl = original;
+						this.fixture.vault.role("orders", this.ttls.get("orders"), original);
+					}
+				}
 				case POLICY -> {
 					this.fixture.vault.allowReads("orders");
 					this.fixture.vault.allowReads("reports");
@@ -621,6 +671,16 @@ class DeterministicSimulationTests {
 
 		private ManagedLease lease(String name) {
 			return this.leases.stream().filter((lease) -> lease.getName().equals(name)).findFirst().orElseThrow();
+		}
+
+		/**
+		 * Note when a generation of "orders" was asked for: its max TTL runs from then.
+		 */
+		private void started(LeaseSnapshot snapshot) {
+			if (snapshot.name().equals("orders")) {
+				this.ordersGeneration = snapshot.generation();
+				this.ordersStart = snapshot.obtainedAt();
+			}
 		}
 
 		private void seen(Kind kind) {
