@@ -45,6 +45,12 @@ class DeterministicSimulationTests {
 
 	private long steps;
 
+	/**
+	 * The requests the engine sent over all seeds: unlike the steps, they change with
+	 * what it decides.
+	 */
+	private long requests;
+
 	@Test
 	void invariantsHoldOverManySeededRuns() {
 		Long replay = Long.getLong("leasekeeper.simulation.seed");
@@ -66,7 +72,8 @@ class DeterministicSimulationTests {
 		StringBuilder summary = new StringBuilder();
 		seen.forEach((kind, counts) -> summary.append(String
 			.format("%n  %-10s %6d applied, %6d seen by the engine (%s)", kind, counts[0], counts[1], kind.effect)));
-		System.out.println("Simulation: " + (last - first + 1) + " seeds, " + this.steps + " checked steps" + summary);
+		System.out.println("Simulation: " + (last - first + 1) + " seeds, " + this.steps + " checked steps, "
+				+ this.requests + " requests" + summary);
 		if (replay == null) {
 			// every fault must change what the engine sees, or the simulation proves
 			// nothing
@@ -81,6 +88,7 @@ class DeterministicSimulationTests {
 			Simulation simulation = new Simulation(seed);
 			try {
 				this.steps += simulation.run();
+				this.requests += simulation.requests();
 			}
 			catch (AssertionError | IllegalStateException ex) {
 				fail("seed " + seed + " broke an invariant; replay it with ./mvnw -pl autoconfigure -am test"
@@ -264,6 +272,10 @@ class DeterministicSimulationTests {
 			this.fixture.advance(this.longest.multipliedBy(2));
 			shutDown();
 			return steps;
+		}
+
+		long requests() {
+			return this.fixture.vault.journal().size();
 		}
 
 		String describe() {
