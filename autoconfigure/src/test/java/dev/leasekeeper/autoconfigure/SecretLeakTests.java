@@ -10,6 +10,7 @@ import java.util.Set;
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.classic.spi.IThrowableProxy;
 import ch.qos.logback.core.read.ListAppender;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -139,8 +140,12 @@ class SecretLeakTests {
 		}
 		for (ILoggingEvent event : logs.list) {
 			captured.add(event.getFormattedMessage());
-			if (event.getThrowableProxy() != null) {
-				captured.add(event.getThrowableProxy().getMessage());
+			// the messages of its exception and their causes (some have none: an
+			// InterruptedException of a pool closed at shutdown)
+			for (IThrowableProxy thrown = event.getThrowableProxy(); thrown != null; thrown = thrown.getCause()) {
+				if (thrown.getMessage() != null) {
+					captured.add(thrown.getMessage());
+				}
 			}
 		}
 		Set<String> secrets = vault.simulator().issuedSecrets();
